@@ -1,0 +1,74 @@
+"""The kernel's own parts, registered through the same hooks as any plugin."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from .hookspecs import hookimpl
+from .registry import Register
+
+
+def _importable(reference: str) -> str:
+    from .functions import import_tool
+
+    import_tool(reference)  # raises ValueError naming what is wrong
+    return reference
+
+
+class FunctionsOptions(BaseModel):
+    """`tools: [{use: functions, import: ["package.module:function", ...]}]`"""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    import_: list[Annotated[str, AfterValidator(_importable)]] = Field(alias="import", min_length=1)
+
+
+class NoOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _memory_store(_: Any) -> Any:
+    from .memory import MemoryStore
+
+    return MemoryStore()
+
+
+def _verbatim(_: Any) -> Any:
+    from .verbatim import VerbatimBuilder
+
+    return VerbatimBuilder()
+
+
+def _functions(options: FunctionsOptions) -> Any:
+    from .functions import FunctionToolset, import_tool
+
+    return FunctionToolset(import_tool(ref) for ref in options.import_)
+
+
+def _scripted(options: Any) -> Any:
+    from .testing.scripted import ScriptedAdapter
+
+    return ScriptedAdapter.from_options(options)
+
+
+@hookimpl
+def agentframe_adapters(register: Register) -> None:
+    from .testing.scripted import ScriptedOptions
+
+    register("scripted", _scripted, options=ScriptedOptions)
+
+
+@hookimpl
+def agentframe_stores(register: Register) -> None:
+    register("memory", _memory_store, options=NoOptions)
+
+
+@hookimpl
+def agentframe_context_builders(register: Register) -> None:
+    register("verbatim", _verbatim, options=NoOptions)
+
+
+@hookimpl
+def agentframe_tool_dispatchers(register: Register) -> None:
+    register("functions", _functions, options=FunctionsOptions)

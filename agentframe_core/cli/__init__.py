@@ -1,0 +1,117 @@
+"""The `agentframe` command line.
+
+Commands are imported only when invoked, and plugin commands are listed from the plugin
+manifest, so `agentframe --help` imports no plugin and almost nothing of the kernel.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from .app import App, handle_errors
+
+__all__ = ["cli", "main"]
+
+#: Kernel commands: name -> (module:attribute, one-line help).
+KERNEL_COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("agentframe_core.cli.run:run", "Answer one prompt to completion and exit."),
+    "chat": ("agentframe_core.cli.run:chat", "Chat with an agent, one session, in a REPL."),
+    "sessions": ("agentframe_core.cli.sessions:sessions", "List, show, export and prune sessions."),
+    "agents": ("agentframe_core.cli.agents:agents", "List, show and check agent definitions."),
+    "plugins": ("agentframe_core.cli.plugins:plugins", "List installed plugins and their parts."),
+    "doctor": ("agentframe_core.cli.doctor:doctor", "Check the installation and the config."),
+    "config": ("agentframe_core.cli.config:config", "Show, check or export the config schema."),
+}
+
+
+class AgentframeGroup(click.Group):
+    """Resolves kernel commands lazily and plugin commands through the plugin host."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*KERNEL_COMMANDS, *_manifest_commands()})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in KERNEL_COMMANDS:
+            module, _, attr = KERNEL_COMMANDS[name][0].partition(":")
+            command: click.Command = getattr(importlib.import_module(module), attr)
+            return command
+        return _plugin_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        kernel = [(name, help) for name, (_, help) in sorted(KERNEL_COMMANDS.items())]
+        plugins = sorted(_manifest_commands().items())
+        with formatter.section("Commands"):
+            formatter.write_dl(kernel)
+        if plugins:
+            with formatter.section("Plugin commands"):
+                formatter.write_dl(plugins)
+
+
+def _manifest_commands() -> dict[str, str]:
+    from ..plugins import read_manifest
+
+    found: dict[str, str] = {}
+    for record in read_manifest().values():
+        commands = record.get("commands", {})
+        if isinstance(commands, dict):
+            found.update({str(k): str(v) for k, v in commands.items() if k not in KERNEL_COMMANDS})
+    return found
+
+
+def _plugin_command(ctx: click.Context, name: str) -> click.Command | None:
+    from ..plugins import read_manifest
+
+    app = ctx.ensure_object(App)
+    host = app.host
+    owners = [p for p, r in read_manifest().items() if name in (r.get("commands") or {})]
+    for attempt in (owners, None):  # the plugins the manifest names, then all of them
+        if attempt == []:
+            continue
+        host.load(attempt)
+        scratch = click.Group()
+        host.add_commands(scratch)
+        if name in scratch.commands:
+            return scratch.commands[name]
+    return None
+
+
+@click.group(cls=AgentframeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--config",
+    "-c",
+    "config_file",
+    metavar="FILE",
+    envvar="AGENTFRAME_CONFIG",
+    help="Config file (default: ./agentframe.yaml, else the embedded default).",
+)
+@click.option(
+    "--profile",
+    "-p",
+    metavar="NAME",
+    envvar="AGENTFRAME_PROFILE",
+    help="Profile of the config file to use.",
+)
+@click.option("-v", "--verbose", count=True, help="Log more (-vv for debug).")
+@click.version_option(package_name="agentframe", prog_name="agentframe")
+@click.pass_context
+def cli(ctx: click.Context, config_file: str | None, profile: str | None, verbose: int) -> None:
+    """agentframe: LLM agents built from plugins.
+
+    With no config file, the embedded default stack runs: a local llama.cpp model, SQLite
+    sessions and the default context builder. `agentframe config show` prints it.
+    """
+    ctx.obj = App(config_file=config_file, profile=profile, verbose=verbose)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    with handle_errors():
+        return cli.main(args=argv, prog_name="agentframe", standalone_mode=True)
+    return None  # pragma: no cover
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""What every command shares: the plugin host, the config in force, output helpers."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..plugins import PluginHost
+    from ..stack import Stack
+
+EXIT_ERROR = 1
+EXIT_CONFIG = 2
+
+
+@dataclass
+class App:
+    config_file: str | None = None
+    profile: str | None = None
+    verbose: int = 0
+    _host: PluginHost | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        level = [logging.WARNING, logging.INFO, logging.DEBUG][min(self.verbose, 2)]
+        logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+    @property
+    def host(self) -> PluginHost:
+        if self._host is None:
+            from ..plugins import PluginHost
+
+            self._host = PluginHost()
+        return self._host
+
+    def config_path(self) -> Path | None:
+        from ..config import find_config_file
+
+        return find_config_file(self.config_file)
+
+    def config(self) -> Config:
+        from ..config import load_config
+
+        return load_config(self.host, self.config_path(), self.profile)
+
+    def stack(self) -> Stack:
+        from ..stack import build_stack
+
+        return build_stack(self.config(), self.host)
+
+
+pass_app = click.make_pass_decorator(App, ensure=True)
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, default=str, ensure_ascii=False))
+
+
+def warn(message: str) -> None:
+    click.secho(message, fg="yellow", err=True)
+
+
+@contextlib.contextmanager
+def handle_errors() -> Iterator[None]:
+    """Turn the errors a user can act on into a message and an exit code, not a traceback."""
+    from ..errors import AgentframeError, ConfigError
+
+    try:
+        yield
+    except ConfigError as err:
+        click.secho("config error:", fg="red", bold=True, err=True)
+        for issue in err.issues:
+            click.echo(f"  {issue}", err=True)
+        sys.exit(EXIT_CONFIG)
+    except AgentframeError as err:
+        click.secho(f"error: {err}", fg="red", err=True)
+        sys.exit(EXIT_ERROR)

@@ -1,0 +1,83 @@
+"""`agentframe config show|check|schema`."""
+
+from __future__ import annotations
+
+import click
+import yaml
+
+from .app import App, emit_json, pass_app
+
+
+@click.group()
+def config() -> None:
+    """Show, check or export the schema of the config in force."""
+
+
+@config.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+@pass_app
+def show(app: App, as_json: bool) -> None:
+    """Print the resolved config: profile applied, ${ENV} interpolated."""
+    from ..config import read_config
+
+    path = app.config_path()
+    located = read_config(path, app.profile)
+    source = str(path) if path else "embedded default"
+    if as_json:
+        emit_json({"file": source, "config": located.data})
+    else:
+        click.echo(f"# from: {source}")
+        click.echo(yaml.safe_dump(located.data, sort_keys=False).rstrip())
+
+
+@config.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+@pass_app
+def check(app: App, as_json: bool) -> None:
+    """Validate the config against the installed plugins; exit 2 on any problem."""
+    from ..errors import ConfigError
+
+    path = app.config_path()
+    try:
+        cfg = app.config()
+    except ConfigError as err:
+        if as_json:
+            emit_json(
+                {
+                    "ok": False,
+                    "file": str(path) if path else None,
+                    "issues": [
+                        {
+                            "file": str(i.file) if i.file else None,
+                            "line": i.line,
+                            "path": i.path,
+                            "message": i.message,
+                        }
+                        for i in err.issues
+                    ],
+                }
+            )
+            raise SystemExit(2) from None
+        raise
+    parts = {
+        "adapter": cfg.adapter.name,
+        "store": cfg.store.name,
+        "context": cfg.context.name,
+        "retrievers": [p.name for p in cfg.retrievers],
+        "tools": [p.name for p in cfg.tools],
+    }
+    if as_json:
+        emit_json({"ok": True, "file": str(path) if path else None, "parts": parts})
+    else:
+        click.secho(f"ok: {path or 'embedded default'}", fg="green")
+        for key, value in parts.items():
+            click.echo(f"  {key}: {value}")
+
+
+@config.command()
+@pass_app
+def schema(app: App) -> None:
+    """Print the JSON Schema of the config file, with every installed part's options."""
+    from ..schema import config_schema
+
+    emit_json(config_schema(app.host))

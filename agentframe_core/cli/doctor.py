@@ -1,0 +1,84 @@
+"""`agentframe doctor`: what is installed, what the config resolves to, what to fix."""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import asdict, dataclass
+
+import click
+
+from .app import App, emit_json, pass_app
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+@pass_app
+def doctor(app: App, as_json: bool) -> None:
+    """Check the installation and the config in force; exit 1 if anything is broken."""
+    from ..errors import ConfigError
+
+    checks = [
+        Check("python", True, f"{platform.python_version()} ({platform.python_implementation()})")
+    ]
+    for info in app.host.plugins():
+        label = f"plugin {info.name}"
+        if info.errors:
+            detail = "; ".join(f"{e.stage}: {e.error}" for e in info.errors)
+            fix = (
+                f"reinstall or remove {info.distribution or info.module}; "
+                "`agentframe plugins --traceback` shows the traceback"
+            )
+            checks.append(Check(label, False, detail, fix))
+        else:
+            provided = "; ".join(f"{k}: {', '.join(v)}" for k, v in info.registers.items())
+            checks.append(
+                Check(
+                    label,
+                    True,
+                    f"{info.distribution or '?'} {info.version or ''} {provided}".strip(),
+                )
+            )
+    path = app.config_path()
+    source = str(path) if path else "embedded default"
+    try:
+        cfg = app.config()
+    except ConfigError as err:
+        checks.append(
+            Check(
+                "config",
+                False,
+                f"{source}: {len(err.issues)} problem(s)",
+                "\n".join(str(issue) for issue in err.issues),
+            )
+        )
+    else:
+        parts = [
+            f"adapter={cfg.adapter.name}",
+            f"store={cfg.store.name}",
+            f"context={cfg.context.name}",
+        ]
+        parts += [f"tools={p.name}" for p in cfg.tools]
+        parts += [f"retriever={p.name}" for p in cfg.retrievers]
+        profile = f" (profile {cfg.profile})" if cfg.profile else ""
+        checks.append(Check("config", True, f"{source}{profile}: {' '.join(parts)}"))
+    broken = [c for c in checks if not c.ok]
+    if as_json:
+        emit_json({"ok": not broken, "checks": [asdict(c) for c in checks]})
+    else:
+        for check in checks:
+            mark = click.style("ok  ", fg="green") if check.ok else click.style("FAIL", fg="red")
+            click.echo(f"{mark} {check.name}: {check.detail}")
+            if check.fix:
+                click.echo("     " + check.fix.replace("\n", "\n     "))
+        summary = "everything looks fine" if not broken else f"{len(broken)} problem(s)"
+        click.secho(summary, fg="green" if not broken else "red", bold=True)
+    if broken:
+        raise SystemExit(1)

@@ -1,0 +1,351 @@
+"""One YAML file composes a stack: which part fills each extension point, and the limits.
+
+Resolution: `--config F`, else `$AGENTFRAME_CONFIG`, else `./agentframe.yaml`, else the
+embedded default (`default.yaml` in this package). A file may hold named `profiles` that are
+deep-merged over its top level; `profile:` (or `--profile`, or `$AGENTFRAME_PROFILE`) picks one.
+Strings may use `${ENV}` and `${ENV:-default}` (`$${` is a literal `${`), and a leading `~/`
+is the home folder. Every problem is reported at once, each with file, line and YAML path.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt
+from pydantic import ValidationError as PydanticValidationError
+
+from .errors import ConfigError, ConfigIssue, UnknownPartError
+from .registry import Kind, PartSpec
+from .yamlsource import Located, YamlPath, format_path, load_yaml_text
+
+if TYPE_CHECKING:
+    from .plugins import PluginHost
+
+__all__ = ["Config", "Limits", "PartConfig", "find_config_file", "load_config", "read_config"]
+
+CONFIG_ENV = "AGENTFRAME_CONFIG"
+PROFILE_ENV = "AGENTFRAME_PROFILE"
+FILE_NAME = "agentframe.yaml"
+
+SINGLE_PARTS = (Kind.ADAPTER, Kind.STORE, Kind.CONTEXT)
+LIST_PARTS = (Kind.RETRIEVER, Kind.TOOLS)
+TOP_LEVEL_KEYS = {
+    "adapter",
+    "store",
+    "context",
+    "retrievers",
+    "tools",
+    "agents",
+    "limits",
+    "profiles",
+    "profile",
+}
+
+
+class Limits(BaseModel):
+    """Bounds on one run (one user message answered to completion)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_turns: PositiveInt = Field(default=20, description="Model calls per run.")
+    tool_timeout: PositiveFloat = Field(default=120.0, description="Seconds per tool call.")
+    max_parallel_tools: PositiveInt = Field(default=4, description="Concurrent calls per reply.")
+    inline_result_chars: PositiveInt = Field(
+        default=16_000, description="Longer tool results are shown to the model as head+tail."
+    )
+    max_parse_errors: NonNegativeInt = Field(
+        default=2, description="Re-prompts for a malformed text tool call."
+    )
+    max_repeats: PositiveInt = Field(
+        default=3, description="Identical call and result in a row before the run stops."
+    )
+    retrieval_budget_tokens: NonNegativeInt = Field(
+        default=1_000, description="Tokens of retrieved snippets per retriever."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PartConfig:
+    """One selected part: its registration and its validated options."""
+
+    spec: PartSpec
+    options: Any
+    path: str
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def build(self) -> Any:
+        return self.spec.build(self.options)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    file: Path | None
+    profile: str | None
+    adapter: PartConfig
+    store: PartConfig
+    context: PartConfig
+    retrievers: list[PartConfig] = field(default_factory=list)
+    tools: list[PartConfig] = field(default_factory=list)
+    agents: list[Path] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
+    #: The merged, interpolated document this was validated from.
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+# -- finding and reading ------------------------------------------------------------------------
+
+
+def find_config_file(explicit: str | Path | None = None, cwd: Path | None = None) -> Path | None:
+    """The config file in force, or None for the embedded default."""
+    if explicit:
+        return Path(explicit).expanduser()
+    if os.environ.get(CONFIG_ENV):
+        return Path(os.environ[CONFIG_ENV]).expanduser()
+    candidate = (cwd or Path.cwd()) / FILE_NAME
+    return candidate if candidate.is_file() else None
+
+
+def default_config_text() -> str:
+    return resources.files("agentframe_core").joinpath("default.yaml").read_text()
+
+
+def read_config(file: Path | None, profile: str | None = None) -> Located:
+    """Parse, select the profile, and interpolate; no part is looked up yet."""
+    if file is None:
+        located = load_yaml_text(default_config_text(), None)
+    else:
+        try:
+            text = file.read_text()
+        except OSError as err:
+            reason = err.strerror or str(err)
+            raise ConfigError(
+                [ConfigIssue(file, "", f"cannot read config file: {reason}")]
+            ) from err
+        located = load_yaml_text(text, file)
+    if located.data is None:
+        located.data = {}
+    if not isinstance(located.data, dict):
+        raise ConfigError([located.issue((), "the config must be a mapping of keys to values")])
+    located = _apply_profile(located, profile)
+    issues: list[ConfigIssue] = []
+    located.data = _interpolate(located.data, (), located, issues)
+    if issues:
+        raise ConfigError(issues)
+    return located
+
+
+def _apply_profile(located: Located, chosen: str | None) -> Located:
+    data = located.data
+    profiles = data.get("profiles", {})
+    name = chosen or os.environ.get(PROFILE_ENV) or data.get("profile")
+    if profiles is None:
+        profiles = {}
+    if not isinstance(profiles, dict):
+        raise ConfigError([located.issue(("profiles",), "must be a mapping of profile names")])
+    if name is None:
+        return located
+    if not isinstance(name, str) or name not in profiles:
+        known = ", ".join(map(str, profiles)) or "none defined"
+        raise ConfigError([located.issue(("profile",), f"unknown profile {name!r} ({known})")])
+    overlay = profiles[name] or {}
+    if not isinstance(overlay, dict):
+        raise ConfigError([located.issue(("profiles", name), "a profile must be a mapping")])
+    merged = _deep_merge(data, overlay)
+    lines = dict(located.lines)
+    prefix = ("profiles", name)
+    for path, line in located.lines.items():
+        if path[:2] == prefix and len(path) > 2:
+            lines[path[2:]] = line
+    result = Located(merged, lines, located.file)
+    result.data["profile"] = name
+    return result
+
+
+def _deep_merge(base: dict[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(base)
+    for key, value in overlay.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+_ENV_PATTERN = re.compile(r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def _interpolate(value: Any, path: YamlPath, located: Located, issues: list[ConfigIssue]) -> Any:
+    if isinstance(value, dict):
+        return {k: _interpolate(v, (*path, k), located, issues) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_interpolate(v, (*path, i), located, issues) for i, v in enumerate(value)]
+    if not isinstance(value, str):
+        return value
+
+    def substitute(match: re.Match[str]) -> str:
+        if match.group(0) == "$${":
+            return "${"
+        name, default = match.group(1), match.group(2)
+        if name in os.environ:
+            return os.environ[name]
+        if default is not None:
+            return default
+        issues.append(
+            located.issue(
+                path,
+                f"environment variable {name} is not set "
+                f"(write ${{{name}:-default}} to give a default)",
+            )
+        )
+        return ""
+
+    text = _ENV_PATTERN.sub(substitute, value)
+    if text == "~" or text.startswith("~/"):
+        text = os.path.expanduser(text)
+    return text
+
+
+# -- validating against the installed parts -----------------------------------------------------
+
+
+def load_config(host: PluginHost, file: Path | None = None, profile: str | None = None) -> Config:
+    """Read `file` (None: the embedded default) and validate it against installed parts."""
+    return validate_config(host, read_config(file, profile))
+
+
+def validate_config(host: PluginHost, located: Located) -> Config:
+    data = located.data
+    issues: list[ConfigIssue] = []
+    for key in data:
+        if key not in TOP_LEVEL_KEYS:
+            issues.append(located.issue((key,), _unknown_key_message(key, TOP_LEVEL_KEYS)))
+
+    defaults = load_yaml_text(default_config_text(), None).data
+    singles: dict[Kind, PartConfig | None] = {}
+    for kind in SINGLE_PARTS:
+        block = data.get(kind.value)
+        if block is None:
+            block = defaults[kind.value]
+        singles[kind] = _part(host, kind, block, (kind.value,), located, issues)
+    lists: dict[Kind, list[PartConfig]] = {}
+    for kind in LIST_PARTS:
+        blocks = data.get(kind.value) or []
+        if not isinstance(blocks, list):
+            issues.append(located.issue((kind.value,), "must be a list of {use: ...} blocks"))
+            blocks = []
+        parts = [
+            _part(host, kind, b, (kind.value, i), located, issues) for i, b in enumerate(blocks)
+        ]
+        lists[kind] = [p for p in parts if p is not None]
+
+    agents = data.get("agents") or []
+    if isinstance(agents, str):
+        agents = [agents]
+    if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
+        issues.append(located.issue(("agents",), "must be a list of folder paths"))
+        agents = []
+    base = located.file.parent if located.file else Path.cwd()
+    agent_paths = [(base / Path(a).expanduser()) for a in agents]
+
+    limits = Limits()
+    raw_limits = data.get("limits")
+    if raw_limits is not None:
+        try:
+            limits = Limits.model_validate(raw_limits)
+        except PydanticValidationError as err:
+            issues.extend(_pydantic_issues(err, ("limits",), located, Limits.model_fields))
+
+    profile = data.get("profile")
+    if issues:
+        raise ConfigError(issues)
+    adapter, store, context = (singles[kind] for kind in SINGLE_PARTS)
+    assert adapter is not None and store is not None and context is not None
+    return Config(
+        file=located.file,
+        profile=profile if isinstance(profile, str) else None,
+        adapter=adapter,
+        store=store,
+        context=context,
+        retrievers=lists[Kind.RETRIEVER],
+        tools=lists[Kind.TOOLS],
+        agents=agent_paths,
+        limits=limits,
+        data=data,
+    )
+
+
+def _part(
+    host: PluginHost,
+    kind: Kind,
+    block: Any,
+    path: YamlPath,
+    located: Located,
+    issues: list[ConfigIssue],
+) -> PartConfig | None:
+    if isinstance(block, str):  # `store: memory` is short for `store: {use: memory}`
+        block = {"use": block}
+    if not isinstance(block, dict):
+        issues.append(located.issue(path, "must be a mapping with a `use:` key"))
+        return None
+    name = block.get("use")
+    if not isinstance(name, str) or not name:
+        issues.append(located.issue((*path, "use"), "field required: the name of the part"))
+        return None
+    try:
+        spec = host.resolve(kind, name)
+    except UnknownPartError as err:
+        issues.append(located.issue((*path, "use"), str(err)))
+        return None
+    raw = {k: v for k, v in block.items() if k != "use"}
+    known = spec.option_names()
+    unknown = [k for k in raw if k not in known]
+    for key in unknown:
+        issues.append(located.issue((*path, key), _unknown_key_message(str(key), known, name)))
+    if unknown:
+        return None
+    try:
+        options = spec.validate(raw)
+    except PydanticValidationError as err:
+        fields = spec.options.model_fields if spec.options else {}
+        issues.extend(_pydantic_issues(err, path, located, fields))
+        return None
+    return PartConfig(spec, options, format_path(path))
+
+
+def _unknown_key_message(key: str, known: set[str], part: str | None = None) -> str:
+    owner = f" for {part!r}" if part else ""
+    message = f"unknown option{owner}"
+    close = difflib.get_close_matches(key, sorted(known), n=1)
+    if close:
+        message += f" (did you mean {close[0]!r}?)"
+    elif known:
+        message += f"; valid options: {', '.join(sorted(known))}"
+    else:
+        message += "; this part takes no options"
+    return message
+
+
+def _pydantic_issues(
+    err: PydanticValidationError, base: YamlPath, located: Located, fields: Mapping[str, Any]
+) -> list[ConfigIssue]:
+    issues = []
+    for error in err.errors(include_url=False):
+        loc = tuple(error["loc"])
+        message = error["msg"]
+        if error["type"] == "missing":
+            message = "field required"
+        elif error["type"] == "extra_forbidden":
+            message = _unknown_key_message(str(loc[-1]), set(fields))
+        issues.append(located.issue((*base, *loc), message))
+    return issues

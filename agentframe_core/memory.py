@@ -1,0 +1,164 @@
+"""The in-memory Store (`use: memory`): the reference implementation of the Store contract.
+
+Kept incrementally so that `context()` costs a list copy, not a scan: the visible entries are
+maintained on every write, in `created_at` order.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from .model import Compaction, Entry, EntryKind, SessionInfo, now_ns
+from .protocols import StoredEntry
+
+__all__ = ["MemoryStore"]
+
+
+def _key(entry: Entry) -> int:
+    return entry.created_at
+
+
+@dataclass(slots=True)
+class _Session:
+    created_at: int
+    updated_at: int
+    #: Every entry ever written, in arrival order, with its state.
+    entries: dict[str, Entry] = field(default_factory=dict)
+    visible: list[Entry] = field(default_factory=list)
+    pending: list[Entry] = field(default_factory=list)
+    subsumed: set[str] = field(default_factory=set)
+
+    def add(self, entry: Entry) -> None:
+        if entry.id in self.entries:
+            raise ValueError(f"entry {entry.id!r} is already in this session")
+        self.entries[entry.id] = entry
+        self.updated_at = now_ns()
+
+    def show(self, entry: Entry) -> None:
+        # bisect_right keeps insertion order among equal created_at.
+        if not self.visible or self.visible[-1].created_at <= entry.created_at:
+            self.visible.append(entry)
+        else:
+            self.visible.insert(
+                bisect.bisect_right(self.visible, entry.created_at, key=_key), entry
+            )
+
+
+class MemoryStore:
+    """Sessions in a dict. Not durable; for tests, scripts and plugin authors."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _Session] = {}
+
+    def _session(self, session_id: str) -> _Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            stamp = now_ns()
+            session = self._sessions[session_id] = _Session(stamp, stamp)
+        return session
+
+    async def append(self, session_id: str, entry: Entry) -> None:
+        session = self._session(session_id)
+        session.add(entry)
+        session.show(entry)
+
+    async def enqueue(self, session_id: str, entry: Entry) -> None:
+        session = self._session(session_id)
+        session.add(entry)
+        session.pending.append(entry)
+
+    async def claim_pending(self, session_id: str, at: int) -> int:
+        session = self._sessions.get(session_id)
+        if session is None or not session.pending:
+            return 0
+        due = [e for e in session.pending if e.created_at <= at]
+        if due:
+            session.pending = [e for e in session.pending if e.created_at > at]
+            for entry in due:
+                if entry.id not in session.subsumed:
+                    session.show(entry)
+        return len(due)
+
+    async def context(self, session_id: str) -> list[Entry]:
+        session = self._sessions.get(session_id)
+        return list(session.visible) if session else []
+
+    async def compact(self, session_id: str, compaction: Compaction) -> None:
+        session = self._session(session_id)
+        marker = compaction.marker
+        if marker.kind is not EntryKind.COMPACTION:
+            raise ValueError("a compaction marker must have kind 'compaction'")
+        session.add(marker)
+        session.subsumed |= compaction.subsumes & session.entries.keys()
+        session.visible = [e for e in session.visible if e.id not in compaction.subsumes]
+        session.show(marker)
+
+    async def sessions(self) -> list[SessionInfo]:
+        infos = [
+            SessionInfo(sid, s.created_at, s.updated_at, len(s.entries), _title(s))
+            for sid, s in self._sessions.items()
+        ]
+        return sorted(infos, key=lambda info: info.updated_at, reverse=True)
+
+    async def delete(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
+
+    # -- optional capabilities ---------------------------------------------------------------
+
+    async def history(self, session_id: str) -> list[StoredEntry]:
+        session = self._sessions.get(session_id)
+        if session is None:
+            return []
+        pending = {e.id for e in session.pending}
+        ordered = sorted(session.entries.values(), key=_key)  # stable: arrival order on ties
+        return [StoredEntry(e, e.id in pending, e.id in session.subsumed) for e in ordered]
+
+    async def restore(self, session_id: str, records: Sequence[StoredEntry]) -> None:
+        self._sessions.pop(session_id, None)
+        session = self._session(session_id)
+        for record in records:
+            session.add(record.entry)
+            if record.subsumed:
+                session.subsumed.add(record.entry.id)
+            elif record.pending:
+                session.pending.append(record.entry)
+            else:
+                session.show(record.entry)
+
+    async def prune(
+        self, *, older_than: timedelta | None = None, keep_last: int | None = None
+    ) -> list[str]:
+        infos = await self.sessions()  # newest first
+        doomed: set[str] = set()
+        if older_than is not None:
+            cutoff = now_ns() - int(older_than.total_seconds() * 1e9)
+            doomed |= {info.id for info in infos if info.updated_at < cutoff}
+        if keep_last is not None:
+            doomed |= {info.id for info in infos[keep_last:]}
+        for session_id in doomed:
+            del self._sessions[session_id]
+        return sorted(doomed)
+
+    async def search(self, session_id: str, query: str, limit: int = 10) -> list[Entry]:
+        session = self._sessions.get(session_id)
+        terms = query.lower().split()
+        if session is None or not terms:
+            return []
+        scored = []
+        for entry in session.entries.values():
+            text = entry.content.lower()
+            score = sum(text.count(term) for term in terms)
+            if score:
+                scored.append((-score, entry.created_at, entry))
+        scored.sort(key=lambda item: item[:2])
+        return [entry for *_, entry in scored[:limit]]
+
+
+def _title(session: _Session) -> str | None:
+    for entry in session.entries.values():
+        if entry.kind is EntryKind.USER and entry.content.strip():
+            return entry.content.strip().splitlines()[0][:80]
+    return None

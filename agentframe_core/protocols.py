@@ -1,0 +1,168 @@
+"""The six extension points, as typed Protocols.
+
+A part satisfies a protocol structurally: no base class to inherit. Each protocol has a
+conformance kit in `agentframe_core.testing` that checks behaviour, not shape. A part that
+holds resources may also define `async def aclose(self) -> None`; the stack calls it on close.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from .agent import AgentDefinition
+from .context import RunContext
+from .llm import Capabilities, Completion, CompletionRequest
+from .model import Compaction, Entry, Message, SessionInfo, ToolCall
+from .tools import Tool, ToolResult
+
+__all__ = [
+    "AgentLoader",
+    "ContextBuilder",
+    "ExportableStore",
+    "LLMAdapter",
+    "PrunableStore",
+    "Retriever",
+    "SearchableStore",
+    "Snippet",
+    "Store",
+    "StoredEntry",
+    "ToolDispatcher",
+]
+
+
+@runtime_checkable
+class LLMAdapter(Protocol):
+    """Talks to one model backend."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        """The whole reply at once."""
+        ...
+
+    def stream(self, request: CompletionRequest) -> AsyncIterator[str | Completion]:
+        """Text deltas as `str` while they arrive, then exactly one `Completion` (the whole
+        reply, tool calls assembled), last."""
+        ...
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Durable session logs. All methods are safe to call concurrently on one event loop."""
+
+    async def append(self, session_id: str, entry: Entry) -> None:
+        """Persist a visible entry (creating the session on first use)."""
+        ...
+
+    async def enqueue(self, session_id: str, entry: Entry) -> None:
+        """Persist a pending arrival, invisible to `context` until claimed."""
+        ...
+
+    async def claim_pending(self, session_id: str, at: int) -> int:
+        """Make pending entries with `created_at <= at` visible; return how many."""
+        ...
+
+    async def context(self, session_id: str) -> list[Entry]:
+        """Every claimed, non-subsumed entry, ordered by `created_at` (ties: insertion order)."""
+        ...
+
+    async def compact(self, session_id: str, compaction: Compaction) -> None:
+        """Write `compaction.marker` and flag the entries in `compaction.subsumes`, atomically.
+        Subsumed entries are hidden from `context`, not necessarily deleted."""
+        ...
+
+    async def sessions(self) -> list[SessionInfo]:
+        """Every session, most recently updated first."""
+        ...
+
+    async def delete(self, session_id: str) -> None:
+        """Remove a session and all its entries; deleting an unknown id is not an error."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEntry:
+    """An entry with its state in the store, for export and import."""
+
+    entry: Entry
+    pending: bool = False
+    subsumed: bool = False
+
+
+@runtime_checkable
+class ExportableStore(Store, Protocol):
+    async def history(self, session_id: str) -> list[StoredEntry]:
+        """Every entry of the session, subsumed and pending ones too, in order."""
+        ...
+
+    async def restore(self, session_id: str, records: Sequence[StoredEntry]) -> None:
+        """Recreate a session from `history()` output, exactly."""
+        ...
+
+
+@runtime_checkable
+class PrunableStore(Store, Protocol):
+    async def prune(
+        self, *, older_than: timedelta | None = None, keep_last: int | None = None
+    ) -> list[str]:
+        """Delete sessions not updated within `older_than`, and/or all but the `keep_last`
+        most recently updated; return the deleted ids."""
+        ...
+
+
+@runtime_checkable
+class SearchableStore(Store, Protocol):
+    async def search(self, session_id: str, query: str, limit: int = 10) -> list[Entry]:
+        """Full-text search over a session's entries, best match first."""
+        ...
+
+
+@runtime_checkable
+class ContextBuilder(Protocol):
+    """Renders a session's entries into the messages sent to the model."""
+
+    async def build(self, ctx: RunContext, system: str) -> list[Message]:
+        """The system message, then the session's context. A tool call and its result are
+        never separated, and two assistant messages never follow each other."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    """A piece of retrieved text, placed in the system prompt."""
+
+    text: str
+    source: str = ""
+    score: float = 0.0
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    async def retrieve(self, query: str, *, ctx: RunContext, budget_tokens: int) -> list[Snippet]:
+        """The snippets most relevant to `query`, together within `budget_tokens`."""
+        ...
+
+
+@runtime_checkable
+class ToolDispatcher(Protocol):
+    async def tools(self, ctx: RunContext) -> list[Tool]:
+        """The tools offered to this session."""
+        ...
+
+    async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
+        """Run one call whose arguments already passed the tool's schema. Raising is allowed:
+        the loop turns an exception into an error result for the model."""
+        ...
+
+
+@runtime_checkable
+class AgentLoader(Protocol):
+    def discover(self, cwd: Path) -> list[AgentDefinition]:
+        """Agent definitions visible from `cwd`, highest priority first. Definitions of one
+        name from several loaders are deduplicated by loader priority."""
+        ...

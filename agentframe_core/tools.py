@@ -1,0 +1,41 @@
+"""What a tool is, and what running one returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Tool", "ToolResult"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tool:
+    """A tool as a dispatcher offers it.
+
+    `parameters` is the JSON schema of the arguments object; the loop validates every call
+    against it before `dispatch`. `timeout` (seconds) overrides `limits.tool_timeout`.
+    `terminal`: a successful call ends the run (its result is the run's reply).
+    `writes`: the tool changes files or state, or executes code; refused in `plan` mode.
+    """
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    timeout: float | None = None
+    terminal: bool = False
+    writes: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The outcome of one tool call, as the model will see it.
+
+    `pending=True` parks the call: `content` is shown as a placeholder and the real result
+    arrives later through `Store.enqueue` as a `tool_result` entry with the same
+    `tool_call_id`, picked up at the next turn.
+    """
+
+    content: str
+    is_error: bool = False
+    pending: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
