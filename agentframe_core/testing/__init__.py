@@ -1,10 +1,31 @@
 """Test doubles and conformance kits for plugin authors.
 
-`ScriptedAdapter` runs a stack with no model. The conformance kits (`StoreConformance`,
-`AdapterConformance`, ...) live in `agentframe_core.testing.conformance` and need pytest and
-hypothesis (`pip install agentframe[test]`).
+`ScriptedAdapter` runs a stack with no model. The conformance kits are pytest base classes:
+subclass one and provide the fixture that builds your part (`store`, `adapter`, ...). They
+need pytest and hypothesis (`pip install agentframe[test]`), so they are imported on first use.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from .scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExhaustedError
 
-__all__ = ["ScriptExhaustedError", "ScriptedAdapter", "ScriptedOptions", "ScriptedReply"]
+_KITS = {
+    "StoreConformance": ".conformance.store",
+    "AdapterConformance": ".conformance.adapter",
+    "ContextBuilderConformance": ".conformance.context",
+    "ToolDispatcherConformance": ".conformance.tools",
+    "RetrieverConformance": ".conformance.retriever",
+    "AgentLoaderConformance": ".conformance.agents",
+}
+
+__all__ = ["ScriptExhaustedError", "ScriptedAdapter", "ScriptedOptions", "ScriptedReply", *_KITS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _KITS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentframe_core.testing' has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

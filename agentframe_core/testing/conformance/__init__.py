@@ -1,0 +1,1 @@
+"""Conformance kits: one module per extension point, each a pytest base class."""
