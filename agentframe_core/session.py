@@ -1,0 +1,484 @@
+"""The agent loop: `Session.turn()` answers everything pending, calling tools until done.
+
+One turn: claim what is pending (coalescing everything that arrived while the model was
+away) -> let plugins drop stale notifications -> build the context -> call the model
+(streaming) -> persist the reply -> run its tool calls -> repeat until the model answers
+without tools, a terminal tool fires, or a limit is reached. The way it ended is a typed
+`Outcome`, never an exception buried in a log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from .agent import AgentDefinition
+from .compaction import CompactionReport
+from .context import RunContext
+from .errors import AgentframeError
+from .llm import Completion, CompletionRequest, Usage
+from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
+from .stack import Stack
+from .texttools import parse_reply, textualize, tools_prompt, union_schema
+from .toolbox import Toolbox, ToolCallRecord, _Validators
+
+__all__ = ["Outcome", "Session", "TurnResult"]
+
+log = logging.getLogger("agentframe.session")
+
+TokenCallback = Callable[[str], Any]
+ToolCallback = Callable[[ToolCallRecord], Any]
+
+
+class Outcome(StrEnum):
+    COMPLETED = "completed"  # the model answered without calling a tool
+    TERMINAL_TOOL = "terminal_tool"  # a terminal tool ran; its result is the reply
+    MAX_TURNS = "max_turns"  # the model-call budget ran out
+    REPEATING = "repeating"  # the same calls and results, over and over
+    PARSE_ERRORS = "parse_errors"  # a text-tools model kept sending malformed JSON
+    REQUIREMENT_UNMET = "requirement_unmet"  # the agent's required tool was never called
+
+
+@dataclass(slots=True)
+class TurnResult:
+    session_id: str
+    outcome: Outcome
+    reply: str
+    turns: int
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    #: Tokens billed by this turn, and by the whole session so far.
+    usage: Usage = field(default_factory=Usage)
+    session_usage: Usage = field(default_factory=Usage)
+    compactions: list[CompactionReport] = field(default_factory=list)
+    claimed: int = 0
+    _last_usage: Usage = field(default_factory=Usage, repr=False)
+    _last_messages: list[Message] = field(default_factory=list, repr=False)
+
+    @property
+    def window_tokens(self) -> int:
+        """Size of the active window: the last call's prompt and reply (estimated at four
+        characters a token when the backend reports nothing)."""
+        if self._last_usage.prompt_tokens:
+            return self._last_usage.total_tokens
+        chars = sum(len(m.content) for m in self._last_messages) + len(self.reply)
+        return chars // 4
+
+    @property
+    def cached_tokens(self) -> int:
+        return self.usage.cached_tokens
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "outcome": self.outcome.value,
+            "reply": self.reply,
+            "turns": self.turns,
+            "tool_calls": [
+                {
+                    "id": r.call.id,
+                    "name": r.call.name,
+                    "arguments": r.call.arguments,
+                    "result": r.result.content,
+                    "is_error": r.result.is_error,
+                    "seconds": round(r.seconds, 6),
+                }
+                for r in self.tool_calls
+            ],
+            "usage": {
+                "prompt_tokens": self.usage.prompt_tokens,
+                "completion_tokens": self.usage.completion_tokens,
+                "cached_tokens": self.usage.cached_tokens,
+                "session_total_tokens": self.session_usage.total_tokens,
+                "window_tokens": self.window_tokens,
+            },
+            "compactions": [
+                {
+                    "summary": c.summary,
+                    "subsumed": c.subsumed,
+                    "tokens_before": c.tokens_before,
+                    "tokens_after": c.tokens_after,
+                }
+                for c in self.compactions
+            ],
+        }
+
+
+class AdapterProtocolError(AgentframeError):
+    """An adapter broke its contract (e.g. a stream without a final Completion)."""
+
+
+class Session:
+    """One conversation, driven by a stack and optionally an agent definition."""
+
+    def __init__(
+        self,
+        stack: Stack,
+        session_id: str | None = None,
+        *,
+        agent: AgentDefinition | None = None,
+        cwd: Path | None = None,
+        system: str | None = None,
+    ) -> None:
+        self.stack = stack
+        self.id = session_id or uuid.uuid4().hex
+        self.agent = agent
+        self.cwd = cwd or Path.cwd()
+        self._system = system
+        self._system_cache: tuple[tuple[tuple[str, str], ...], str] | None = None
+        self._validators = _Validators()
+        self._session_usage: Usage | None = None
+
+    # -- input -------------------------------------------------------------------------------
+
+    async def send(self, text: str, *, origin: Any = None) -> Entry:
+        """Queue a user message; the next turn answers it (with anything else queued)."""
+        entry = Entry(kind=EntryKind.USER, content=text, origin=origin)
+        await self.stack.store.enqueue(self.id, entry)
+        return entry
+
+    async def inject(self, entry: Entry) -> None:
+        """Append an entry to this session's log, visible from the next model call."""
+        await self.stack.store.append(self.id, entry)
+
+    async def run(
+        self,
+        prompt: str,
+        *,
+        on_token: TokenCallback | None = None,
+        on_tool: ToolCallback | None = None,
+    ) -> TurnResult:
+        """Send one user message and answer it (and whatever else was queued)."""
+        await self.send(prompt)
+        return await self.turn(on_token=on_token, on_tool=on_tool)
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    async def turn(
+        self,
+        *,
+        on_token: TokenCallback | None = None,
+        on_tool: ToolCallback | None = None,
+    ) -> TurnResult:
+        stack, agent = self.stack, self.agent
+        store, limits = stack.store, stack.limits
+        claimed = await store.claim_pending(self.id, now_ns())
+        ctx = RunContext(self.id, stack, agent)
+        await self._drop_stale_notifications(ctx)
+        if self._session_usage is None:
+            self._session_usage = await self._usage_so_far()
+
+        toolbox = await Toolbox.collect(stack.tools, ctx, self._validators)
+        caps = stack.adapter.capabilities
+        native = caps.native_tools
+        system = await self._system_prompt(toolbox, ctx)
+        schema = None
+        if not native and toolbox.specs:
+            system = f"{system}\n\n{tools_prompt(toolbox.specs, constrained=caps.json_schema)}"
+            schema = union_schema(toolbox.specs) if caps.json_schema else None
+        max_turns = (agent.max_turns if agent else None) or limits.max_turns
+        requirement = agent.completion_requirement if agent else None
+        model = agent.adapter_model if agent else None
+
+        result = TurnResult(self.id, Outcome.COMPLETED, "", 0, claimed=claimed)
+        called: set[str] = set()
+        parse_errors = reminders = repeats = 0
+        last_signature: tuple[Any, ...] | None = None
+        while True:
+            if result.turns >= max_turns:
+                result.outcome = Outcome.MAX_TURNS
+                break
+            messages = await stack.context.build(ctx, system)
+            if toolbox.renames:
+                messages = toolbox.to_wire(messages)
+            if not native:
+                messages = textualize(messages)
+            request = CompletionRequest(
+                messages,
+                tools=toolbox.specs if native else [],
+                model=model,
+                response_schema=schema,
+                metadata={
+                    "session_id": self.id,
+                    "context_label": f"{agent.name if agent else 'agent'}:{self.id}:{result.turns}",
+                },
+            )
+            completion = await self._call_model(request, on_token, hide_json=not native)
+            result.turns += 1
+            result.usage += completion.usage
+            result._last_usage, result._last_messages = completion.usage, messages
+
+            content, calls = completion.content, completion.tool_calls
+            if not native:
+                parsed = parse_reply(content)
+                if parsed.error is not None:
+                    if parse_errors >= limits.max_parse_errors:
+                        result.outcome, result.reply = Outcome.PARSE_ERRORS, content
+                        break
+                    parse_errors += 1
+                    await self._persist_reply(content, (), completion, tag="parse-error")
+                    await store.append(
+                        self.id,
+                        _note(
+                            f"Your last reply could not be used: {parsed.error}. Reply with "
+                            'one JSON object {"tool": "<name>", "args": {...}}, or in plain text.',
+                            "parse-error",
+                        ),
+                    )
+                    continue
+                if parsed.call is not None:
+                    content, calls = "", (parsed.call,)
+                else:
+                    content = parsed.answer or ""
+            calls = tuple(toolbox.to_canonical(c) for c in calls)
+            await self._persist_reply(content, calls, completion)
+
+            if not calls:
+                result.reply = content
+                if requirement is not None and requirement.tool not in called:
+                    if reminders >= requirement.recovery.max_retries:
+                        result.outcome = Outcome.REQUIREMENT_UNMET
+                        break
+                    reminders += 1
+                    await asyncio.sleep(requirement.recovery.delay(reminders))
+                    await store.append(self.id, _note(requirement.reminder, "reminder"))
+                    continue
+                result.outcome = Outcome.COMPLETED
+                break
+
+            records = await self._dispatch(calls, toolbox, ctx, on_tool)
+            result.tool_calls.extend(records)
+            called.update(r.call.name for r in records if not r.result.is_error)
+            terminal = next(
+                (r for r in records if toolbox.is_terminal(r.call.name) and not r.result.is_error),
+                None,
+            )
+            if terminal is not None:
+                result.outcome, result.reply = Outcome.TERMINAL_TOOL, terminal.result.content
+                break
+            signature = tuple(
+                (
+                    r.call.name,
+                    json.dumps(r.call.arguments, sort_keys=True, default=str),
+                    r.result.content,
+                )
+                for r in records
+            )
+            repeats = repeats + 1 if signature == last_signature else 1
+            last_signature = signature
+            if repeats >= limits.max_repeats:
+                result.outcome = Outcome.REPEATING
+                break
+
+        result.compactions = ctx.compactions
+        self._session_usage = self._session_usage + result.usage
+        result.session_usage = self._session_usage
+        return result
+
+    # -- steps -------------------------------------------------------------------------------
+
+    async def _call_model(
+        self, request: CompletionRequest, on_token: TokenCallback | None, *, hide_json: bool
+    ) -> Completion:
+        adapter = self.stack.adapter
+        if on_token is None or not adapter.capabilities.streaming:
+            return await adapter.complete(request)
+        final: Completion | None = None
+        shown = _TokenFilter(on_token, hide_json)
+        async for item in adapter.stream(request):
+            if isinstance(item, str):
+                shown.feed(item)
+            else:
+                final = item
+        if final is None:
+            raise AdapterProtocolError(
+                f"{type(adapter).__name__}.stream() ended without a Completion"
+            )
+        return final
+
+    async def _persist_reply(
+        self,
+        content: str,
+        calls: tuple[ToolCall, ...],
+        completion: Completion,
+        tag: str | None = None,
+    ) -> None:
+        store, usage = self.stack.store, completion.usage
+        meta: dict[str, Any] = {}
+        if usage.total_tokens:
+            meta["usage"] = {
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "cached_tokens": usage.cached_tokens,
+            }
+        await store.append(
+            self.id, Entry(kind=EntryKind.ASSISTANT, content=content, tag=tag, meta=meta)
+        )
+        for call in calls:
+            await store.append(
+                self.id,
+                Entry(
+                    kind=EntryKind.TOOL_CALL,
+                    content=json.dumps(call.arguments, ensure_ascii=False, default=str),
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                ),
+            )
+
+    async def _dispatch(
+        self,
+        calls: tuple[ToolCall, ...],
+        toolbox: Toolbox,
+        ctx: RunContext,
+        on_tool: ToolCallback | None,
+    ) -> list[ToolCallRecord]:
+        """Run the calls of one reply (bounded concurrency), persisting each result as it
+        lands. On cancellation every call still running gets a 'cancelled' result, so no tool
+        call is ever left without one."""
+        limits, store = self.stack.limits, self.stack.store
+        records: dict[str, ToolCallRecord] = {}
+        gate = asyncio.Semaphore(limits.max_parallel_tools)
+
+        async def one(call: ToolCall) -> None:
+            async with gate:
+                record = await toolbox.execute(call, ctx, limits)
+            records[call.id] = record
+            await store.append(self.id, _result_entry(record))
+            if on_tool is not None:
+                on_tool(record)
+
+        try:
+            if len(calls) == 1:
+                await one(calls[0])
+            else:
+                async with asyncio.TaskGroup() as group:
+                    for call in calls:
+                        group.create_task(one(call))
+        except asyncio.CancelledError:
+            for call in calls:
+                if call.id not in records:
+                    cancelled = ToolCallRecord(call, _cancelled(), 0.0)
+                    await store.append(self.id, _result_entry(cancelled))
+            raise
+        return [records[call.id] for call in calls]
+
+    async def _system_prompt(self, toolbox: Toolbox, ctx: RunContext) -> str:
+        if self._system is not None:
+            base = self._system
+        else:
+            names = toolbox.visible_names()
+            key = tuple(sorted(names.items()))
+            if self._system_cache is None or self._system_cache[0] != key:
+                from .prompt import assemble_system_prompt
+
+                self._system_cache = (key, assemble_system_prompt(self.agent, names, cwd=self.cwd))
+            base = self._system_cache[1]
+        if not self.stack.retrievers:
+            return base
+        return base + await self._retrieved(ctx)
+
+    async def _retrieved(self, ctx: RunContext) -> str:
+        entries = await self.stack.store.context(self.id)
+        query = next((e.content for e in reversed(entries) if e.kind is EntryKind.USER), "")
+        if not query:
+            return ""
+        budget = self.stack.limits.retrieval_budget_tokens
+        found = await asyncio.gather(
+            *(r.retrieve(query, ctx=ctx, budget_tokens=budget) for r in self.stack.retrievers)
+        )
+        snippets = [s for group in found for s in group]
+        if not snippets:
+            return ""
+        body = "\n\n".join(f"[{s.source}]\n{s.text}" if s.source else s.text for s in snippets)
+        return f"\n\n# Relevant context\n\n{body}"
+
+    async def _drop_stale_notifications(self, ctx: RunContext) -> None:
+        hooks = self.stack.hooks
+        if hooks is None or not hooks.agentframe_prepare_context.get_hookimpls():
+            return
+        entries = await self.stack.store.context(self.id)
+        notifications = [e for e in entries if e.kind is EntryKind.NOTIFICATION]
+        if not notifications:
+            return
+        answers = hooks.agentframe_prepare_context(ctx=ctx, entries=notifications)
+        known = {e.id for e in notifications}
+        drop = {i for ids in answers if ids for i in ids} & known
+        if drop:
+            marker = Entry(
+                kind=EntryKind.COMPACTION,
+                tag="dropped-notifications",
+                content=f"{len(drop)} notification(s) no longer relevant were dropped",
+            )
+            await self.stack.store.compact(self.id, Compaction(marker, frozenset(drop)))
+
+    async def _usage_so_far(self) -> Usage:
+        total = Usage()
+        for entry in await self.stack.store.context(self.id):
+            usage = entry.meta.get("usage") if entry.kind is EntryKind.ASSISTANT else None
+            if isinstance(usage, dict):
+                total += Usage(**{k: int(v) for k, v in usage.items() if k in _USAGE_KEYS})
+        return total
+
+
+_USAGE_KEYS = {"prompt_tokens", "completion_tokens", "cached_tokens"}
+
+
+def _note(text: str, tag: str) -> Entry:
+    return Entry(kind=EntryKind.USER, content=text, tag=tag)
+
+
+def _cancelled() -> Any:
+    from .tools import ToolResult
+
+    return ToolResult("cancelled before it finished", True, meta={"cancelled": True})
+
+
+def _result_entry(record: ToolCallRecord) -> Entry:
+    result = record.result
+    meta: dict[str, Any] = {}
+    if result.is_error:
+        meta["is_error"] = True
+    if result.pending:
+        meta["pending"] = True
+    if result.meta:
+        meta.update(result.meta)
+    content = result.content
+    if result.pending and not content:
+        content = "[pending] this call is running in the background; its result will arrive later"
+    return Entry(
+        kind=EntryKind.TOOL_RESULT,
+        content=content,
+        tool_call_id=record.call.id,
+        tool_name=record.call.name,
+        meta=meta,
+    )
+
+
+class _TokenFilter:
+    """Forwards streamed tokens, except a text-tools reply that is JSON (a tool call)."""
+
+    def __init__(self, sink: TokenCallback, hide_json: bool) -> None:
+        self.sink, self.hide_json = sink, hide_json
+        self.decided = not hide_json
+        self.hidden = False
+        self.buffer = ""
+
+    def feed(self, token: str) -> None:
+        if self.decided:
+            if not self.hidden:
+                self.sink(token)
+            return
+        self.buffer += token
+        head = self.buffer.lstrip()
+        if not head:
+            return
+        self.decided = True
+        self.hidden = head[0] in "{`"
+        if not self.hidden:
+            self.sink(self.buffer)

@@ -1,0 +1,121 @@
+"""Tool calling for models without native tools: tools in the prompt, JSON in the reply.
+
+The model answers either `{"tool": "<name>", "args": {...}}` to call a tool, or plain text
+(or `{"answer": "..."}`) to answer. Where the backend can constrain decoding to a JSON schema,
+`union_schema` makes every reply one of those shapes by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .llm import ToolSpec
+from .model import Message, ToolCall, new_id
+
+__all__ = ["ParsedReply", "parse_reply", "textualize", "tools_prompt", "union_schema"]
+
+
+def tools_prompt(tools: list[ToolSpec], *, constrained: bool) -> str:
+    """The system-prompt section that teaches a model to call `tools` in JSON."""
+    lines = ["# Tools", "", "You can call these tools:"]
+    for spec in tools:
+        params = json.dumps(spec.parameters.get("properties", {}), ensure_ascii=False)
+        lines.append(f"- {spec.name}: {spec.description.strip() or '(no description)'}")
+        lines.append(f"  arguments: {params}")
+    lines += [
+        "",
+        'To call a tool, reply with only a JSON object: {"tool": "<name>", "args": {...}}.',
+        "You will get its result in the next message. Call one tool at a time.",
+    ]
+    if constrained:
+        lines.append('When you have the final answer, reply {"answer": "<your answer>"}.')
+    else:
+        lines.append("When you have the final answer, reply with plain text, not JSON.")
+    return "\n".join(lines)
+
+
+def union_schema(tools: list[ToolSpec]) -> dict[str, Any]:
+    """One object per tool (its name as a constant, its arguments schema), or a final answer."""
+    options: list[dict[str, Any]] = [
+        {
+            "type": "object",
+            "properties": {"tool": {"const": spec.name}, "args": _closed(spec.parameters)},
+            "required": ["tool", "args"],
+            "additionalProperties": False,
+        }
+        for spec in tools
+    ]
+    options.append(
+        {
+            "type": "object",
+            "properties": {"answer": {"type": "string"}},
+            "required": ["answer"],
+            "additionalProperties": False,
+        }
+    )
+    return {"oneOf": options} if len(options) > 1 else options[0]
+
+
+def _closed(schema: dict[str, Any]) -> dict[str, Any]:
+    closed = dict(schema)
+    closed.setdefault("type", "object")
+    closed.setdefault("properties", {})
+    return closed
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedReply:
+    """Exactly one of: `call` (a tool call), `answer` (final text), `error` (re-ask)."""
+
+    call: ToolCall | None = None
+    answer: str | None = None
+    error: str | None = None
+
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
+
+
+def parse_reply(text: str) -> ParsedReply:
+    """Read a model's text reply as a tool call, a final answer, or a salvageable error."""
+    stripped = text.strip()
+    fenced = _FENCE.search(stripped)
+    candidate = fenced.group(1).strip() if fenced else stripped
+    if not candidate.startswith("{"):
+        return ParsedReply(answer=stripped)
+    try:
+        value = json.loads(candidate)
+    except ValueError as err:
+        if fenced or stripped.endswith("}"):
+            return ParsedReply(error=f"your reply is not valid JSON ({err})")
+        return ParsedReply(answer=stripped)  # prose that happens to start with a brace
+    if not isinstance(value, dict):
+        return ParsedReply(error="the JSON must be an object")
+    if "tool" in value:
+        name, args = value.get("tool"), value.get("args", value.get("arguments", {}))
+        if not isinstance(name, str) or not name:
+            return ParsedReply(error='"tool" must be the name of a tool')
+        if not isinstance(args, dict):
+            return ParsedReply(error='"args" must be a JSON object')
+        return ParsedReply(call=ToolCall(new_id(), name, args))
+    if "answer" in value:
+        return ParsedReply(answer=str(value["answer"]))
+    return ParsedReply(error='the JSON object needs a "tool" key (or an "answer")')
+
+
+def textualize(messages: list[Message]) -> list[Message]:
+    """Rewrite tool calls and results as plain text, for backends without native tools."""
+    out: list[Message] = []
+    for message in messages:
+        if message.tool_calls:
+            calls = [json.dumps({"tool": c.name, "args": c.arguments}) for c in message.tool_calls]
+            content = "\n".join(filter(None, [message.content, *calls]))
+            out.append(Message("assistant", content))
+        elif message.role == "tool":
+            label = message.name or "tool"
+            out.append(Message("user", f"[result of {label}]\n{message.content}"))
+        else:
+            out.append(message)
+    return out

@@ -1,0 +1,241 @@
+"""The tools one run may use, and the safe execution of one call.
+
+Everything a model sends is untrusted: the name may be unknown or forbidden, the arguments
+may not match the schema, the tool may hang or raise. Each of those becomes an error *result*
+the model can read and act on; nothing here raises into the loop except cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .agent import AgentDefinition
+from .config import Limits
+from .context import RunContext
+from .llm import ToolSpec
+from .model import Message, ToolCall
+from .protocols import ToolDispatcher
+from .tools import Tool, ToolResult
+
+__all__ = ["ToolCallRecord", "Toolbox"]
+
+log = logging.getLogger("agentframe.tools")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """One executed call (canonical names), its result and how long it took."""
+
+    call: ToolCall
+    result: ToolResult
+    seconds: float
+
+
+class _Validators:
+    """Compiled JSON-schema validators, reused while a tool keeps the same schema object."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[dict[str, Any], Any]] = {}
+
+    def errors(self, schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+        cached = self._cache.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            from jsonschema import validators
+
+            cls = validators.validator_for(schema)
+            cached = (schema, cls(schema))
+            if len(self._cache) > 512:
+                self._cache.clear()
+            self._cache[id(schema)] = cached
+        return [
+            f"{'/'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
+            for e in cached[1].iter_errors(arguments)
+        ]
+
+
+@dataclass(slots=True)
+class Toolbox:
+    """Canonical name -> (dispatcher, tool), filtered by the agent, with the wire names."""
+
+    tools: dict[str, tuple[ToolDispatcher, Tool]] = field(default_factory=dict)
+    agent: AgentDefinition | None = None
+    validators: _Validators = field(default_factory=_Validators)
+    specs: list[ToolSpec] = field(default_factory=list)
+    _wire_to_canonical: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    async def collect(
+        cls,
+        dispatchers: list[ToolDispatcher],
+        ctx: RunContext,
+        validators: _Validators | None = None,
+    ) -> Toolbox:
+        box = cls(agent=ctx.agent, validators=validators or _Validators())
+        offered = await asyncio.gather(*(d.tools(ctx) for d in dispatchers))
+        for dispatcher, tools in zip(dispatchers, offered, strict=True):
+            for tool in tools:
+                if tool.name in box.tools:
+                    log.warning("tool %r is offered twice; the first dispatcher wins", tool.name)
+                    continue
+                box.tools[tool.name] = (dispatcher, tool)
+        agent = ctx.agent
+        for name, (_, tool) in box.tools.items():
+            if agent is not None and not agent.allows(name):
+                continue
+            wire = box.wire_name(name)
+            box._wire_to_canonical[wire] = name
+            box.specs.append(ToolSpec(wire, tool.description, box._wire_schema(name, tool)))
+        return box
+
+    # -- names on the wire -------------------------------------------------------------------
+
+    @property
+    def renames(self) -> bool:
+        agent = self.agent
+        return agent is not None and bool(agent.tool_name_overrides or agent.param_name_overrides)
+
+    def wire_name(self, canonical: str) -> str:
+        if self.agent is None:
+            return canonical
+        return self.agent.tool_name_overrides.get(canonical, canonical)
+
+    def visible_names(self) -> dict[str, str]:
+        """Canonical -> model-facing name, for every tool this run may use."""
+        return {canonical: wire for wire, canonical in self._wire_to_canonical.items()}
+
+    def _params(self, canonical: str) -> Mapping[str, str]:
+        if self.agent is None:
+            return {}
+        return self.agent.param_name_overrides.get(canonical, {})
+
+    def _wire_schema(self, canonical: str, tool: Tool) -> dict[str, Any]:
+        params = self._params(canonical)
+        if not params:
+            return tool.parameters
+        schema = dict(tool.parameters)
+        schema["properties"] = {
+            params.get(k, k): v for k, v in tool.parameters.get("properties", {}).items()
+        }
+        if "required" in schema:
+            schema["required"] = [params.get(k, k) for k in schema["required"]]
+        return schema
+
+    def to_canonical(self, call: ToolCall) -> ToolCall:
+        if not self.renames:
+            return call
+        name = self._wire_to_canonical.get(call.name, call.name)
+        back = {wire: canonical for canonical, wire in self._params(name).items()}
+        arguments = {back.get(k, k): v for k, v in call.arguments.items()}
+        return ToolCall(call.id, name, arguments)
+
+    def to_wire(self, messages: list[Message]) -> list[Message]:
+        """Rename tool calls in rendered history to what the model was told."""
+        if not self.renames:
+            return messages
+        out = []
+        for message in messages:
+            if message.tool_calls:
+                calls = tuple(
+                    ToolCall(
+                        c.id,
+                        self.wire_name(c.name),
+                        {self._params(c.name).get(k, k): v for k, v in c.arguments.items()},
+                    )
+                    for c in message.tool_calls
+                )
+                message = Message(message.role, message.content, calls)
+            elif message.role == "tool" and message.name:
+                message = Message(
+                    "tool", message.content, (), message.tool_call_id, self.wire_name(message.name)
+                )
+            out.append(message)
+        return out
+
+    # -- execution ---------------------------------------------------------------------------
+
+    def is_terminal(self, name: str) -> bool:
+        entry = self.tools.get(name)
+        return entry is not None and entry[1].terminal
+
+    async def execute(self, call: ToolCall, ctx: RunContext, limits: Limits) -> ToolCallRecord:
+        """Run one canonical call with every safeguard; always returns a record."""
+        started = time.perf_counter()
+        result = await self._execute(call, ctx, limits)
+        return ToolCallRecord(call, result, time.perf_counter() - started)
+
+    async def _execute(self, call: ToolCall, ctx: RunContext, limits: Limits) -> ToolResult:
+        found = self.tools.get(call.name)
+        agent = self.agent
+        if found is None or (agent is not None and not agent.allows(call.name)):
+            available = ", ".join(sorted(self.visible_names().values())) or "none"
+            if found is None:
+                return ToolResult(f"unknown tool {call.name!r}; available: {available}", True)
+            return ToolResult(
+                f"tool {call.name!r} is not allowed for agent {agent.name!r}; "  # type: ignore[union-attr]
+                f"available: {available}",
+                True,
+            )
+        dispatcher, tool = found
+        if agent is not None and agent.permission_mode == "plan" and tool.writes:
+            return ToolResult(
+                f"tool {call.name!r} changes files or runs code, which plan mode does not allow; "
+                "describe the change instead",
+                True,
+            )
+        hooks = ctx.stack.hooks
+        if hooks is not None and hooks.agentframe_gate_tool_call.get_hookimpls():
+            reason = hooks.agentframe_gate_tool_call(
+                ctx=ctx, name=call.name, arguments=call.arguments
+            )
+            if reason:
+                return ToolResult(f"tool call refused: {reason}", True)
+        problems = self.validators.errors(tool.parameters, call.arguments)
+        if problems:
+            return ToolResult(f"invalid arguments for {call.name}: {'; '.join(problems)}", True)
+
+        settings = agent.tool_config.get(call.name) if agent is not None else None
+        timeout = (
+            (settings.timeout_secs if settings else None) or tool.timeout or limits.tool_timeout
+        )
+        retry = settings.retry if settings else None
+        attempt = 0
+        while True:
+            result = await self._run_once(dispatcher, call, ctx, timeout)
+            failed = result.is_error and result.meta.get("exception")
+            if not failed or retry is None or attempt >= retry.max_retries:
+                return result
+            attempt += 1
+            log.info("retrying %s (attempt %d) after: %s", call.name, attempt, result.content)
+            await asyncio.sleep(retry.delay(attempt))
+
+    async def _run_once(
+        self, dispatcher: ToolDispatcher, call: ToolCall, ctx: RunContext, timeout: float
+    ) -> ToolResult:
+        try:
+            async with asyncio.timeout(timeout):
+                result = await dispatcher.dispatch(call, ctx)
+        except TimeoutError:
+            return ToolResult(
+                f"tool {call.name} timed out after {timeout:g} s",
+                True,
+                meta={"exception": "timeout"},
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:
+            log.exception("tool %s raised", call.name)
+            return ToolResult(
+                f"tool {call.name} failed: {type(err).__name__}: {err}",
+                True,
+                meta={"exception": type(err).__name__},
+            )
+        if not isinstance(result, ToolResult):
+            return ToolResult(
+                f"tool {call.name} returned {type(result).__name__}, not a ToolResult", True
+            )
+        return result
