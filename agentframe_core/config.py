@@ -312,15 +312,13 @@ def _part(
     unknown = [k for k in raw if k not in known]
     for key in unknown:
         issues.append(located.issue((*path, key), _unknown_key_message(str(key), known, name)))
-    if unknown:
-        return None
     try:
-        options = spec.validate(raw)
+        options = spec.validate({k: v for k, v in raw.items() if k not in unknown})
     except PydanticValidationError as err:
         fields = spec.options.model_fields if spec.options else {}
         issues.extend(_pydantic_issues(err, path, located, fields))
         return None
-    return PartConfig(spec, options, format_path(path))
+    return None if unknown else PartConfig(spec, options, format_path(path))
 
 
 def _unknown_key_message(key: str, known: set[str], part: str | None = None) -> str:
@@ -345,6 +343,8 @@ def _pydantic_issues(
         message = error["msg"]
         if error["type"] == "missing":
             message = "field required"
+        elif error["type"] == "value_error":
+            message = message.removeprefix("Value error, ")
         elif error["type"] == "extra_forbidden":
             message = _unknown_key_message(str(loc[-1]), set(fields))
         issues.append(located.issue((*base, *loc), message))

@@ -39,7 +39,13 @@ class UnknownPartError(AgentframeError):
 
     def __init__(self, kind: str, name: str, installed: list[str], hint: str | None) -> None:
         self.kind, self.name, self.installed, self.hint = kind, name, installed, hint
-        message = f"unknown {kind} {name!r}; installed: {', '.join(installed) or 'none'}"
+        import difflib
+
+        message = f"unknown {kind} {name!r}"
+        close = difflib.get_close_matches(name, installed, n=1)
+        if close:
+            message += f" (did you mean {close[0]!r}?)"
+        message += f"; installed: {', '.join(installed) or 'none'}"
         if hint:
             message += f". To get {name!r}: {hint}"
         super().__init__(message)

@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 
 from .model import Entry, EntryKind, Message, ToolCall
 
-__all__ = ["Renderer", "head_tail", "render_entries"]
+__all__ = ["DROPPED_NOTIFICATIONS", "Renderer", "head_tail", "render_entries"]
+
+#: Tag of the compaction marker the loop writes when plugins drop stale notifications.
+DROPPED_NOTIFICATIONS = "dropped-notifications"
 
 
 def head_tail(text: str, limit: int) -> str:
@@ -88,6 +91,8 @@ class Renderer:
                 label = entry.tool_name or "tool"
                 messages.append(Message("user", f"[result of {label} call {call_id}]\n{content}"))
         elif kind is EntryKind.COMPACTION:
+            if entry.tag == DROPPED_NOTIFICATIONS:
+                return  # bookkeeping only: the model need not know what was dropped
             messages.append(
                 Message("user", f"[summary of the earlier conversation]\n{entry.content}")
             )

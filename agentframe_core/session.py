@@ -25,6 +25,7 @@ from .context import RunContext
 from .errors import AgentframeError
 from .llm import Completion, CompletionRequest, Usage
 from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
+from .render import DROPPED_NOTIFICATIONS
 from .stack import Stack
 from .texttools import parse_reply, textualize, tools_prompt, union_schema
 from .toolbox import Toolbox, ToolCallRecord, _Validators
@@ -412,7 +413,7 @@ class Session:
         if drop:
             marker = Entry(
                 kind=EntryKind.COMPACTION,
-                tag="dropped-notifications",
+                tag=DROPPED_NOTIFICATIONS,
                 content=f"{len(drop)} notification(s) no longer relevant were dropped",
             )
             await self.stack.store.compact(self.id, Compaction(marker, frozenset(drop)))

@@ -88,7 +88,7 @@ def parse_reply(text: str) -> ParsedReply:
     try:
         value = json.loads(candidate)
     except ValueError as err:
-        if fenced or stripped.endswith("}"):
+        if fenced or stripped.endswith("}") or '"tool"' in candidate:
             return ParsedReply(error=f"your reply is not valid JSON ({err})")
         return ParsedReply(answer=stripped)  # prose that happens to start with a brace
     if not isinstance(value, dict):

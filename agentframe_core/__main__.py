@@ -1,0 +1,5 @@
+"""`python -m agentframe_core` is the `agentframe` command."""
+
+from .cli import main
+
+main()

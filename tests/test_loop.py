@@ -1,0 +1,340 @@
+"""The agent loop, end to end on the kernel's reference parts and the scripted adapter."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from stacks import call, make_stack  # noqa: F401  (fixture)
+
+from agentframe_core import Entry, EntryKind, RunContext, ToolResult, tool
+from agentframe_core.session import Outcome, Session
+
+
+@tool
+async def add(a: float, b: float) -> float:
+    """Add two numbers."""
+    return a + b
+
+
+@tool(terminal=True)
+async def finish(answer: str) -> str:
+    """Deliver the final answer."""
+    return answer
+
+
+def roles(messages: list[Any]) -> list[str]:
+    return [m.role for m in messages]
+
+
+async def test_tool_call_then_answer(make_stack):
+    stack = make_stack([call("add", a=2, b=3), "It is 5."], [add])
+    result = await Session(stack).run("2+3?")
+    assert result.outcome is Outcome.COMPLETED
+    assert result.reply == "It is 5."
+    assert result.turns == 2
+    assert [(r.call.name, r.result.content) for r in result.tool_calls] == [("add", "5.0")]
+    last = stack.adapter.requests[-1].messages
+    assert roles(last) == ["system", "user", "assistant", "tool"]
+    assert last[2].tool_calls[0].id == last[3].tool_call_id
+
+
+async def test_turn_boundary_coalesces(make_stack):
+    """3 queued messages + 1 lifted async result are answered in ONE model call."""
+    stack = make_stack(["All answered."])
+    session = Session(stack)
+    for text in ("one", "two", "three"):
+        await session.send(text)
+    await stack.store.enqueue(
+        session.id,
+        Entry(kind=EntryKind.TOOL_RESULT, content="lifted", tool_call_id="c1", tool_name="job"),
+    )
+    result = await session.turn()
+    assert result.claimed == 4
+    assert result.turns == 1 and len(stack.adapter.requests) == 1
+    contents = [m.content for m in stack.adapter.requests[0].messages[1:]]
+    assert contents[:3] == ["one", "two", "three"]
+    assert "lifted" in contents[3]
+
+
+async def test_forced_terminal_tool(make_stack):
+    stack = make_stack([call("finish", answer="done!"), "never used"], [finish])
+    result = await Session(stack).run("go")
+    assert result.outcome is Outcome.TERMINAL_TOOL
+    assert result.reply == "done!"
+    assert result.turns == 1
+
+
+async def test_max_turns_is_an_outcome(make_stack):
+    stack = make_stack([call("add", a=1, b=1), call("add", a=1, b=2)], [add], max_turns=3)
+    stack.adapter.cycle = True
+    result = await Session(stack).run("loop")
+    assert result.outcome is Outcome.MAX_TURNS
+    assert result.turns == 3
+
+
+async def test_repetition_guard(make_stack):
+    stack = make_stack([call("add", a=1, b=2)], [add], max_repeats=3, max_turns=50)
+    stack.adapter.cycle = True
+    result = await Session(stack).run("again and again")
+    assert result.outcome is Outcome.REPEATING
+    assert result.turns == 3
+
+
+async def test_hanging_tool_times_out(make_stack):
+    @tool(timeout=0.05)
+    async def hang() -> str:
+        """Never returns."""
+        await asyncio.sleep(3600)
+        return "unreachable"
+
+    stack = make_stack([call("hang"), "gave up"], [hang])
+    result = await Session(stack).run("hang")
+    record = result.tool_calls[0]
+    assert record.result.is_error
+    assert "timed out after 0.05 s" in record.result.content
+    assert result.reply == "gave up"
+
+
+async def test_raising_tool_becomes_a_safe_error(make_stack, caplog):
+    @tool
+    async def boom() -> str:
+        """Raises."""
+        raise RuntimeError("secret internals")
+
+    stack = make_stack([call("boom"), "sorry"], [boom])
+    result = await Session(stack).run("boom")
+    content = result.tool_calls[0].result.content
+    assert content == "tool boom failed: RuntimeError: secret internals"
+    assert "Traceback" not in content
+    assert "Traceback" in caplog.text  # the stack trace goes to the log
+
+
+async def test_invalid_arguments_go_back_to_the_model(make_stack):
+    ran = []
+
+    @tool
+    async def echo(n: int) -> int:
+        """Echo."""
+        ran.append(n)
+        return n
+
+    stack = make_stack([call("echo", n="seven"), call("echo", n=7), "ok"], [echo])
+    result = await Session(stack).run("echo")
+    first, second = result.tool_calls
+    assert first.result.is_error and "n: 'seven' is not of type 'integer'" in first.result.content
+    assert second.result.content == "7"
+    assert ran == [7]
+    tool_messages = [m for m in stack.adapter.requests[1].messages if m.role == "tool"]
+    assert "is not of type" in tool_messages[0].content
+
+
+async def test_unknown_tool(make_stack):
+    stack = make_stack([call("nope"), "fine"], [add])
+    result = await Session(stack).run("x")
+    assert result.tool_calls[0].result.content == "unknown tool 'nope'; available: add"
+
+
+async def test_bounded_concurrency(make_stack):
+    running = peak = 0
+
+    @tool
+    async def slow(i: int) -> int:
+        """Sleeps."""
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.02)
+        running -= 1
+        return i
+
+    reply = {"tool_calls": [{"name": "slow", "arguments": {"i": i}} for i in range(6)]}
+    stack = make_stack([reply, "done"], [slow], max_parallel_tools=2)
+    result = await Session(stack).run("go")
+    assert peak == 2
+    assert [r.result.content for r in result.tool_calls] == [str(i) for i in range(6)]
+    messages = stack.adapter.requests[1].messages
+    assert roles(messages) == ["system", "user", "assistant"] + ["tool"] * 6
+
+
+async def test_cancellation_reaches_running_tools_and_leaves_no_dangling_call(make_stack):
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    @tool
+    async def long() -> str:
+        """Runs long."""
+        started.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "unreachable"
+
+    stack = make_stack([call("long"), "after cancel"], [long])
+    session = Session(stack)
+    task = asyncio.create_task(session.run("start"))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert cancelled.is_set()
+    entries = await stack.store.context(session.id)
+    calls = {e.tool_call_id for e in entries if e.kind is EntryKind.TOOL_CALL}
+    results = {e.tool_call_id: e for e in entries if e.kind is EntryKind.TOOL_RESULT}
+    assert calls and calls == set(results)
+    assert results[calls.pop()].meta.get("cancelled") is True
+    # the session is still usable: the next turn sends a well-formed context
+    result = await session.run("again")
+    assert result.reply == "after cancel"
+    assert roles(stack.adapter.requests[-1].messages) == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "user",
+    ]
+
+
+async def test_large_results_are_shown_head_and_tail_but_stored_whole(make_stack):
+    big = "A" * 500 + "MIDDLE" + "Z" * 500
+
+    @tool
+    async def dump() -> str:
+        """Big output."""
+        return big
+
+    stack = make_stack([call("dump"), "seen"], [dump], inline_result_chars=100)
+    session = Session(stack)
+    await session.run("dump")
+    shown = [m for m in stack.adapter.requests[1].messages if m.role == "tool"][0].content
+    assert shown.startswith("A" * 50) and shown.endswith("Z" * 50)
+    assert "MIDDLE" not in shown and "characters omitted" in shown
+    stored = [e for e in await stack.store.context(session.id) if e.kind is EntryKind.TOOL_RESULT]
+    assert stored[0].content == big
+
+
+async def test_pending_result_is_parked_then_lifted(make_stack):
+    @tool
+    async def background(job: str) -> ToolResult:
+        """Starts a job."""
+        return ToolResult("", pending=True)
+
+    stack = make_stack([call("background", job="x"), "started", "job finished: 42"], [background])
+    session = Session(stack)
+    first = await session.run("start it")
+    assert first.reply == "started"
+    call_id = first.tool_calls[0].call.id
+    placeholder = [m for m in stack.adapter.requests[1].messages if m.role == "tool"][0]
+    assert "[pending]" in placeholder.content
+    await stack.store.enqueue(
+        session.id,
+        Entry(
+            kind=EntryKind.TOOL_RESULT, content="42", tool_call_id=call_id, tool_name="background"
+        ),
+    )
+    second = await session.turn()
+    assert second.claimed == 1 and second.turns == 1
+    last = stack.adapter.requests[-1].messages
+    assert last[-1].role == "user" and "42" in last[-1].content
+    assert second.reply == "job finished: 42"
+
+
+async def test_two_assistant_messages_never_follow_each_other(make_stack):
+    stack = make_stack(["first answer", "second answer"])
+    session = Session(stack)
+    await session.run("q1")
+    await session.inject(Entry(kind=EntryKind.ASSISTANT, content="an injected aside"))
+    await session.run("q2")
+    messages = stack.adapter.requests[-1].messages
+    assert all(
+        not (a.role == b.role == "assistant") for a, b in zip(messages, messages[1:], strict=False)
+    )
+    assert "first answer\n\nan injected aside" in [m.content for m in messages]
+
+
+async def test_streaming_tokens_and_usage(make_stack):
+    stack = make_stack(
+        [
+            {**call("add", a=1, b=2), "usage": {"prompt_tokens": 100, "completion_tokens": 10}},
+            {"content": "three it is",
+             "usage": {"prompt_tokens": 130, "completion_tokens": 5, "cached_tokens": 100}},
+        ],
+        [add],
+    )  # fmt: skip
+    tokens: list[str] = []
+    session = Session(stack)
+    result = await session.run("1+2", on_token=tokens.append)
+    assert "".join(tokens) == "three it is"
+    assert result.usage.total_tokens == 245
+    assert result.cached_tokens == 100
+    assert result.window_tokens == 135
+    assert result.session_usage.total_tokens == 245
+    # a new Session object on the same store continues the session's total
+    stack.adapter.replies.append("again")
+    again = await Session(stack, session.id).run("more")
+    assert again.session_usage.total_tokens == 245
+
+
+async def test_text_tool_calling_with_reprompt_on_parse_error(make_stack):
+    replies = [
+        '```json\n{"tool": "add", "args": {"a": 2, "b": 3}}\n```',
+        '{"tool": "add", "args": {"a": 1,',  # truncated JSON: salvageable, re-ask
+        '{"tool": "add", "args": {"a": 5, "b": 1}}',
+        "The answers are 5 and 6.",
+    ]
+    stack = make_stack(replies, [add], native_tools=False)
+    result = await Session(stack).run("sums")
+    assert result.outcome is Outcome.COMPLETED
+    assert result.reply == "The answers are 5 and 6."
+    assert [r.result.content for r in result.tool_calls] == ["5.0", "6.0"]
+    requests = stack.adapter.requests
+    assert requests[0].tools == [] and requests[0].response_schema is None
+    assert '{"tool": "<name>", "args": {...}}' in requests[0].messages[0].content
+    correction = requests[2].messages[-1]
+    assert correction.role == "user" and "could not be used" in correction.content
+    assert all(m.role != "tool" and not m.tool_calls for m in requests[-1].messages)
+
+
+async def test_parse_errors_are_bounded(make_stack):
+    stack = make_stack(['{"tool": 1}'] * 5, [add], native_tools=False, max_parse_errors=2)
+    result = await Session(stack).run("x")
+    assert result.outcome is Outcome.PARSE_ERRORS
+    assert result.turns == 3
+
+
+async def test_constrained_decoding_sends_the_tool_union_schema(make_stack):
+    stack = make_stack(
+        ['{"tool": "add", "args": {"a": 2, "b": 3}}', '{"answer": "5"}'],
+        [add],
+        native_tools=False,
+        json_schema=True,
+    )
+    result = await Session(stack).run("2+3")
+    assert result.reply == "5"
+    schema = stack.adapter.requests[0].response_schema
+    options = schema["oneOf"]
+    assert options[0]["properties"]["tool"] == {"const": "add"}
+    assert options[0]["properties"]["args"]["required"] == ["a", "b"]
+    assert options[-1]["required"] == ["answer"]
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator(schema).validate(json.loads('{"tool": "add", "args": {"a": 1, "b": 2}}'))
+
+
+async def test_tool_gets_run_context(make_stack):
+    seen: list[str] = []
+
+    @tool
+    async def whoami(ctx: RunContext) -> str:
+        """Session id."""
+        seen.append(ctx.session_id)
+        return ctx.session_id
+
+    stack = make_stack([call("whoami"), "ok"], [whoami])
+    session = Session(stack)
+    await session.run("who")
+    assert seen == [session.id]
+    assert "ctx" not in json.dumps(stack.adapter.requests[0].tools[0].parameters)

@@ -1,0 +1,191 @@
+"""Real plugin distributions, built and pip-installed into a real venv, found by the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import site
+import subprocess
+import sys
+import textwrap
+import venv
+from pathlib import Path
+
+import pytest
+
+GOOD_PLUGIN = '''
+from pydantic import BaseModel, ConfigDict
+
+from agentframe_core import hookimpl
+from agentframe_core.memory import MemoryStore
+
+
+class Options(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    label: str
+
+
+class LabelledStore(MemoryStore):
+    def __init__(self, options):
+        super().__init__()
+        self.label = options.label
+
+
+@hookimpl
+def agentframe_stores(register):
+    register("labelled", LabelledStore, options=Options)
+
+
+@hookimpl
+def agentframe_commands(cli):
+    @cli.command()
+    def hello():
+        """Say hello from a plugin."""
+        print("hello from a plugin")
+'''
+
+BROKEN_PLUGIN = "raise RuntimeError('this plugin is broken on purpose')\n"
+
+RAISING_HOOK_PLUGIN = """
+from agentframe_core import hookimpl
+
+@hookimpl
+def agentframe_adapters(register):
+    raise ValueError("hook exploded")
+"""
+
+
+def make_distribution(root: Path, name: str, module_source: str) -> Path:
+    package = name.replace("-", "_")
+    folder = root / name
+    (folder / package).mkdir(parents=True)
+    (folder / package / "__init__.py").write_text("")
+    (folder / package / "plugin.py").write_text(textwrap.dedent(module_source))
+    (folder / "pyproject.toml").write_text(
+        textwrap.dedent(f"""\
+        [build-system]
+        requires = ["setuptools>=61"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "{name}"
+        version = "1.2.3"
+        dependencies = ["agentframe"]
+
+        [project.entry-points.agentframe]
+        {name.removeprefix("agentframe-")} = "{package}.plugin"
+    """)
+    )
+    return folder
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory) -> dict[str, str]:
+    """A fresh venv that sees this environment's packages (the kernel and its dependencies)
+    through a .pth file, with three throwaway plugins pip-installed into it."""
+    root = tmp_path_factory.mktemp("plugins")
+    target = root / "venv"
+    venv.create(target, with_pip=False)
+    python = target / "bin" / "python"
+    purelib = subprocess.check_output(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
+    ).strip()
+    # addsitedir (not a bare path) so the outer .pth files, e.g. an editable kernel, apply too
+    adds = "; ".join(f"site.addsitedir({d!r})" for d in site.getsitepackages())
+    Path(purelib, "outer.pth").write_text(f"import site; {adds}\n")
+    for name, source in [
+        ("agentframe-labelled", GOOD_PLUGIN),
+        ("agentframe-broken", BROKEN_PLUGIN),
+        ("agentframe-badhook", RAISING_HOOK_PLUGIN),
+    ]:
+        folder = make_distribution(root, name, source)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "--python",
+                str(python),
+                "install",
+                "-q",
+                "--no-deps",
+                str(folder),
+            ],
+            check=True,
+            capture_output=True,
+        )
+    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(root / "cache"), "PYTHON": str(python)}
+    env.pop("AGENTFRAME_CONFIG", None)
+    return env
+
+
+def agentframe(env: dict[str, str], *args: str, cwd: Path | str = "/"):
+    return subprocess.run(
+        [env["PYTHON"], "-m", "agentframe_core", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_plugins_json_lists_the_installed_plugin(env):
+    done = agentframe(env, "plugins", "--json")
+    assert done.returncode == 1, done.stderr  # one plugin is broken: reported, exit 1
+    plugins = {p["name"]: p for p in json.loads(done.stdout)}
+    good = plugins["labelled"]
+    assert good["distribution"] == "agentframe-labelled" and good["version"] == "1.2.3"
+    assert good["registers"] == {"store": ["labelled"]}
+    assert good["commands"] == ["hello"]
+    assert "agentframe_stores" in good["hooks"] and not good["errors"]
+    assert plugins["agentframe"]["registers"]["store"] == ["memory"]
+
+
+def test_a_broken_plugin_is_reported_and_the_cli_still_works(env, tmp_path):
+    done = agentframe(env, "plugins", "--json")
+    plugins = {p["name"]: p for p in json.loads(done.stdout)}
+    [error] = plugins["broken"]["errors"]
+    assert error["stage"] == "import"
+    assert "this plugin is broken on purpose" in error["error"]
+    [hook_error] = plugins["badhook"]["errors"]
+    assert hook_error == {"stage": "agentframe_adapters", "error": "ValueError: hook exploded"}
+
+    config = tmp_path / "agentframe.yaml"
+    config.write_text("adapter: {use: scripted, replies: [hi]}\nstore: {use: labelled, label: x}\n")
+    checked = agentframe(env, "config", "check", "--json", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    assert json.loads(checked.stdout)["parts"]["store"] == "labelled"
+    ran = agentframe(env, "run", "--json", "say hi", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["reply"] == "hi"
+
+
+def test_plugin_options_are_validated(env, tmp_path):
+    (tmp_path / "agentframe.yaml").write_text(
+        "adapter: {use: scripted}\nstore:\n  use: labelled\n  lable: x\n"
+    )
+    done = agentframe(env, "config", "check", cwd=tmp_path)
+    assert done.returncode == 2
+    assert (
+        "agentframe.yaml:4: store.lable: unknown option for 'labelled' (did you mean 'label'?)"
+        in done.stderr
+    )
+    assert "agentframe.yaml:2: store.label: field required" in done.stderr
+
+
+def test_plugin_command_runs_and_help_lists_it_without_importing_plugins(env):
+    assert agentframe(env, "plugins").returncode == 1  # writes the manifest
+    done = agentframe(env, "hello")
+    assert done.returncode == 0 and done.stdout.strip() == "hello from a plugin"
+    probe = (
+        "import sys; from agentframe_core.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('agentframe_', 'stevedore'))))"
+    )
+    help_run = subprocess.run(
+        [env["PYTHON"], "-c", probe], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert "Plugin commands" in help_run.stdout and "hello" in help_run.stdout
+    loaded = help_run.stdout.strip().splitlines()[-1]
+    assert "agentframe_labelled" not in loaded and "stevedore" not in loaded, loaded

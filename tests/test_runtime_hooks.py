@@ -1,0 +1,55 @@
+"""Runtime hooks: a plugin can gate tool calls and drop stale notifications."""
+
+from __future__ import annotations
+
+import types
+
+from stacks import call, make_stack  # noqa: F401  (fixture)
+
+from agentframe_core import Entry, EntryKind, hookimpl, tool
+from agentframe_core.plugins import PluginHost
+from agentframe_core.session import Session
+
+
+@tool
+async def rm(path: str) -> str:
+    """Delete a file."""
+    raise AssertionError("the gate must stop this call")
+
+
+def plugin(**hooks) -> types.ModuleType:
+    module = types.ModuleType("test_plugin")
+    for name, function in hooks.items():
+        setattr(module, name, hookimpl(function))
+    return module
+
+
+async def test_gate_refuses_a_call(make_stack):
+    def agentframe_gate_tool_call(ctx, name, arguments):
+        return "deleting is not allowed here" if name == "rm" else None
+
+    host = PluginHost()
+    host.add("gate", plugin(agentframe_gate_tool_call=agentframe_gate_tool_call))
+    stack = make_stack([call("rm", path="/"), "ok"], [rm])
+    stack.hooks = host.pm.hook
+    result = await Session(stack).run("clean up")
+    assert result.tool_calls[0].result.content == "tool call refused: deleting is not allowed here"
+
+
+async def test_prepare_drops_resolved_notifications(make_stack):
+    def agentframe_prepare_context(ctx, entries):
+        return [e.id for e in entries if e.tag == "build-failed"]
+
+    host = PluginHost()
+    host.add("prep", plugin(agentframe_prepare_context=agentframe_prepare_context))
+    stack = make_stack(["noted"])
+    stack.hooks = host.pm.hook
+    session = Session(stack)
+    stale = Entry(kind=EntryKind.NOTIFICATION, content="build failed", tag="build-failed")
+    fresh = Entry(kind=EntryKind.NOTIFICATION, content="tests passed", tag="tests")
+    await stack.store.enqueue(session.id, stale)
+    await stack.store.enqueue(session.id, fresh)
+    await session.turn()
+    sent = [m.content for m in stack.adapter.requests[0].messages]
+    assert any("tests passed" in c for c in sent)
+    assert not any("build failed" in c for c in sent)
