@@ -1,40 +1,10 @@
+"""Helpers shared by the kernel tests."""
+
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
-
-import pytest
-
-from agentframe_core.config import Limits
-from agentframe_core.functions import FunctionToolset
-from agentframe_core.memory import MemoryStore
-from agentframe_core.stack import Stack
-from agentframe_core.testing import ScriptedAdapter
-from agentframe_core.verbatim import VerbatimBuilder
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
     """A scripted reply that calls one tool."""
     return {"tool_calls": [{"name": name, "arguments": arguments}]}
-
-
-@pytest.fixture
-def make_stack() -> Callable[..., Stack]:
-    def make(
-        replies: list[Any],
-        tools: list[Any] | None = None,
-        *,
-        native_tools: bool = True,
-        json_schema: bool = False,
-        **limits: Any,
-    ) -> Stack:
-        adapter = ScriptedAdapter(replies, native_tools=native_tools, json_schema=json_schema)
-        return Stack(
-            adapter=adapter,
-            store=MemoryStore(),
-            context=VerbatimBuilder(),
-            tools=[FunctionToolset(tools)] if tools else [],
-            limits=Limits(**limits),
-        )
-
-    return make

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
 import pytest
-from stacks import call, make_stack  # noqa: F401  (fixture)
+from stacks import call
 
 from agentframe_core import Entry, EntryKind, RunContext, ToolResult, tool
 from agentframe_core.session import Outcome, Session
@@ -209,7 +210,7 @@ async def test_large_results_are_shown_head_and_tail_but_stored_whole(make_stack
     stack = make_stack([call("dump"), "seen"], [dump], inline_result_chars=100)
     session = Session(stack)
     await session.run("dump")
-    shown = [m for m in stack.adapter.requests[1].messages if m.role == "tool"][0].content
+    shown = next(m for m in stack.adapter.requests[1].messages if m.role == "tool").content
     assert shown.startswith("A" * 50) and shown.endswith("Z" * 50)
     assert "MIDDLE" not in shown and "characters omitted" in shown
     stored = [e for e in await stack.store.context(session.id) if e.kind is EntryKind.TOOL_RESULT]
@@ -227,7 +228,7 @@ async def test_pending_result_is_parked_then_lifted(make_stack):
     first = await session.run("start it")
     assert first.reply == "started"
     call_id = first.tool_calls[0].call.id
-    placeholder = [m for m in stack.adapter.requests[1].messages if m.role == "tool"][0]
+    placeholder = next(m for m in stack.adapter.requests[1].messages if m.role == "tool")
     assert "[pending]" in placeholder.content
     await stack.store.enqueue(
         session.id,
@@ -249,9 +250,7 @@ async def test_two_assistant_messages_never_follow_each_other(make_stack):
     await session.inject(Entry(kind=EntryKind.ASSISTANT, content="an injected aside"))
     await session.run("q2")
     messages = stack.adapter.requests[-1].messages
-    assert all(
-        not (a.role == b.role == "assistant") for a, b in zip(messages, messages[1:], strict=False)
-    )
+    assert all(not (a.role == b.role == "assistant") for a, b in itertools.pairwise(messages))
     assert "first answer\n\nan injected aside" in [m.content for m in messages]
 
 

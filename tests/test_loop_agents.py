@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from stacks import call, make_stack  # noqa: F401  (fixture)
+from stacks import call
 
 from agentframe_core import AgentDefinition, EntryKind, tool
 from agentframe_core.session import Outcome, Session

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import types
 
-from stacks import call, make_stack  # noqa: F401  (fixture)
+from stacks import call
 
 from agentframe_core import Entry, EntryKind, hookimpl, tool
 from agentframe_core.plugins import PluginHost
