@@ -344,11 +344,14 @@ class Session:
         call is ever left without one."""
         limits, store = self.stack.limits, self.stack.store
         records: dict[str, ToolCallRecord] = {}
-        gate = asyncio.Semaphore(limits.max_parallel_tools)
+        gate = asyncio.Semaphore(limits.max_parallel_tools) if len(calls) > 1 else None
 
         async def one(call: ToolCall) -> None:
-            async with gate:
+            if gate is None:
                 record = await toolbox.execute(call, ctx, limits)
+            else:
+                async with gate:
+                    record = await toolbox.execute(call, ctx, limits)
             records[call.id] = record
             await store.append(self.id, _result_entry(record))
             if on_tool is not None:

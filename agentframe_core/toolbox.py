@@ -76,9 +76,8 @@ class Toolbox:
         validators: _Validators | None = None,
     ) -> Toolbox:
         box = cls(agent=ctx.agent, validators=validators or _Validators())
-        offered = await asyncio.gather(*(d.tools(ctx) for d in dispatchers))
-        for dispatcher, tools in zip(dispatchers, offered, strict=True):
-            for tool in tools:
+        for dispatcher in dispatchers:
+            for tool in await dispatcher.tools(ctx):
                 if tool.name in box.tools:
                     log.warning("tool %r is offered twice; the first dispatcher wins", tool.name)
                     continue

@@ -1,0 +1,115 @@
+"""Kernel overhead per run, against a plain-Python loop doing the same work in this process.
+
+One run = one user message, 2 model calls (the first asks for a tool) and 1 tool call, with
+the `scripted` adapter, the in-memory store and the verbatim builder. Also: how a run's cost
+grows with the session's history (0 to 200 prior runs).
+
+    python bench/loop_overhead.py [--runs 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import statistics
+import time
+
+from agentframe_core import tool
+from agentframe_core.config import Limits
+from agentframe_core.functions import FunctionToolset
+from agentframe_core.memory import MemoryStore
+from agentframe_core.session import Session
+from agentframe_core.stack import Stack
+from agentframe_core.testing import ScriptedAdapter
+from agentframe_core.verbatim import VerbatimBuilder
+
+
+@tool
+async def add(a: float, b: float) -> float:
+    """Add two numbers."""
+    return a + b
+
+
+REPLIES = [{"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]}, "It is 5."]
+
+
+def stack() -> Stack:
+    return Stack(
+        adapter=ScriptedAdapter(REPLIES, cycle=True),
+        store=MemoryStore(),
+        context=VerbatimBuilder(),
+        tools=[FunctionToolset([add])],
+        limits=Limits(),
+    )
+
+
+async def plain_loop(runs: int) -> float:
+    """The same work with no framework: two 'model' calls, one tool call, a message list."""
+    replies = [{"tool": ("add", {"a": 2, "b": 3})}, {"text": "It is 5."}]
+    tools = {"add": add.fn}
+    seconds = []
+    history: list[dict[str, object]] = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        history.append({"role": "user", "content": "2+3?"})
+        for reply in replies:
+            if "tool" in reply:
+                name, args = reply["tool"]
+                history.append({"role": "assistant", "tool": name, "args": args})
+                history.append({"role": "tool", "content": str(await tools[name](**args))})
+            else:
+                history.append({"role": "assistant", "content": reply["text"]})
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds)
+
+
+async def framework_runs(runs: int, session: Session | None = None) -> list[float]:
+    """Seconds per run: on `session` (its history growing), or each on a fresh session of
+    one shared stack."""
+    shared = stack()
+    seconds = []
+    for _ in range(runs):
+        current = session or Session(shared, system="bench")
+        started = time.perf_counter()
+        await current.run("2+3?")
+        seconds.append(time.perf_counter() - started)
+    return seconds
+
+
+async def growth(window: int = 20) -> list[tuple[int, float]]:
+    """Median µs per run after 0, 50, 100 and 200 prior runs on one session."""
+    session = Session(stack(), system="bench")
+    figures, done = [], 0
+    for mark in (0, 50, 100, 200):
+        await framework_runs(mark - done, session)
+        figures.append((mark, statistics.median(await framework_runs(window, session)) * 1e6))
+        done = mark + window
+    return figures
+
+
+async def main(runs: int) -> None:
+    await framework_runs(50)  # warm up imports and caches
+    gc.collect()
+    # Interleave framework and baseline in rounds so machine noise hits both alike.
+    framework, baseline = [], []
+    for _ in range(5):
+        framework.append(statistics.median(await framework_runs(runs // 5)))
+        baseline.append(await plain_loop(runs // 5))
+    fw, base = statistics.median(framework) * 1e6, statistics.median(baseline) * 1e6
+    print(f"per run (2 model calls + 1 tool call, a new session each), median of {runs} runs:")
+    print(f"  agentframe      {fw:8.1f} µs")
+    print(f"  plain loop      {base:8.1f} µs")
+    print(f"  ratio           {fw / base:8.1f}x   (goal: agentframe under 150 µs)")
+    figures = await growth()
+    empty = figures[0][1]
+    print("growth with history (median µs per run on one session):")
+    for mark, micros in figures:
+        print(f"  after {mark:3d} runs  {micros:8.1f} µs   {micros / empty:4.2f}x empty")
+    print(f"  goal: after 200 runs under 1.5x empty -> {figures[-1][1] / empty:.2f}x")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=2000)
+    asyncio.run(main(parser.parse_args().runs))
