@@ -17,16 +17,14 @@ from .protocols import StoredEntry
 __all__ = ["MemoryStore"]
 
 
-def _key(entry: Entry) -> int:
-    return entry.created_at
-
-
 @dataclass(slots=True)
 class _Session:
     created_at: int
     updated_at: int
-    #: Every entry ever written, in arrival order, with its state.
+    #: Every entry ever written, in arrival order, with its arrival rank (the tie-break of
+    #: `created_at`, so that a claimed entry takes the place its arrival gave it).
     entries: dict[str, Entry] = field(default_factory=dict)
+    rank: dict[str, int] = field(default_factory=dict)
     visible: list[Entry] = field(default_factory=list)
     pending: list[Entry] = field(default_factory=list)
     subsumed: set[str] = field(default_factory=set)
@@ -35,16 +33,18 @@ class _Session:
         if entry.id in self.entries:
             raise ValueError(f"entry {entry.id!r} is already in this session")
         self.entries[entry.id] = entry
+        self.rank[entry.id] = len(self.rank)
         self.updated_at = now_ns()
 
+    def order_key(self, entry: Entry) -> tuple[int, int]:
+        return entry.created_at, self.rank[entry.id]
+
     def show(self, entry: Entry) -> None:
-        # bisect_right keeps insertion order among equal created_at.
-        if not self.visible or self.visible[-1].created_at <= entry.created_at:
+        key = self.order_key(entry)
+        if not self.visible or self.order_key(self.visible[-1]) < key:
             self.visible.append(entry)
         else:
-            self.visible.insert(
-                bisect.bisect_right(self.visible, entry.created_at, key=_key), entry
-            )
+            self.visible.insert(bisect.bisect_right(self.visible, key, key=self.order_key), entry)
 
 
 class MemoryStore:
@@ -113,20 +113,22 @@ class MemoryStore:
         if session is None:
             return []
         pending = {e.id for e in session.pending}
-        ordered = sorted(session.entries.values(), key=_key)  # stable: arrival order on ties
+        ordered = sorted(session.entries.values(), key=session.order_key)
         return [StoredEntry(e, e.id in pending, e.id in session.subsumed) for e in ordered]
 
     async def restore(self, session_id: str, records: Sequence[StoredEntry]) -> None:
-        self._sessions.pop(session_id, None)
-        session = self._session(session_id)
-        for record in records:
+        stamp = now_ns()
+        session = _Session(stamp, stamp)
+        for record in records:  # build aside: a bad record leaves the old session untouched
             session.add(record.entry)
             if record.subsumed:
                 session.subsumed.add(record.entry.id)
-            elif record.pending:
+            if record.pending:
                 session.pending.append(record.entry)
-            else:
+            elif not record.subsumed:
                 session.show(record.entry)
+        self._sessions.pop(session_id, None)  # a restored session is the most recent one
+        self._sessions[session_id] = session
 
     async def prune(
         self, *, older_than: timedelta | None = None, keep_last: int | None = None
