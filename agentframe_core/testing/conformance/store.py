@@ -1,0 +1,712 @@
+"""`StoreConformance`: the behaviour every session Store must show, as a pytest base class.
+
+Subclass it in your plugin's tests and provide one fixture, `store`: a fresh, empty store per
+test, usable from the test's event loop (asyncio_mode = "auto"):
+
+    class TestMyStore(StoreConformance):
+        @pytest.fixture
+        async def store(self, tmp_path):
+            store = MyStore(tmp_path / "sessions.db")
+            yield store
+            await store.aclose()
+
+The kit checks the `Store` contract (`agentframe_core.protocols`) and, when the store implements
+them (`isinstance` against the runtime-checkable protocols), `ExportableStore`, `PrunableStore`
+and `SearchableStore`; tests of a capability the store lacks are skipped. On top of the contract's
+docstrings, it holds a store to what the reference `MemoryStore` does:
+
+- "insertion order" (the tie-break of `created_at`) is the order of the `append`, `enqueue` or
+  `compact` calls that stored the entries: a claimed entry keeps its place among equal
+  timestamps, and `context()` agrees with `history()`;
+- an entry id is unique within a session: storing it again raises `ValueError` and changes
+  nothing (a compaction whose marker id is taken applies nothing);
+- `SessionInfo.entries` counts every stored entry (pending, subsumed and markers included);
+- `origin` and `meta` survive as JSON values (a durable store cannot keep arbitrary objects);
+- `search` finds words case-insensitively, in subsumed entries too (history stays searchable
+  after a compaction), and never raises on any query text.
+
+Tool calls and results. A store never decides what a compaction subsumes: the context builder
+does, and the store applies exactly what it is told, neither refusing nor repairing a
+compaction that splits a pair (that is the builder's bug, caught by the builder's kit). What a
+store can break is the rest, and that is what the kit checks: a compaction is atomic (readers
+see all of it or none of it), and for compactions that keep pairs whole, as a correct builder
+makes them (never half of a pair, never a call whose result is not visible yet), `context()`
+never shows a result without its call before it, nor hides the claimed result of a visible
+call. A parked call (its result arrives later by `enqueue`) is visible alone until the result is
+claimed; that is not a split.
+
+The property tests run hypothesis in a worker thread and drive the store on the test's own event
+loop (`asyncio.run_coroutine_threadsafe`), so a store bound to its loop (a connection pool) works.
+Each example uses its own session ids, so one store serves a whole property test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+import uuid
+from collections.abc import Callable, Coroutine, Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, ClassVar
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from ...model import Compaction, Entry, EntryKind, now_ns
+from ...protocols import ExportableStore, PrunableStore, SearchableStore, Store, StoredEntry
+
+__all__ = ["StoreConformance"]
+
+#: Runs a coroutine on the test's loop from the hypothesis thread, and returns its result.
+Caller = Callable[[Coroutine[Any, Any, Any]], Any]
+
+#: Text a model or a tool can produce: any valid Unicode (no lone surrogates).
+TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=40)
+JSON_SCALARS = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | TEXT
+JSON = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+#: Small offsets so that equal and out-of-order timestamps are common.
+OFFSETS = st.integers(0, 12)
+ORDINARY_KINDS = [EntryKind.USER, EntryKind.ASSISTANT, EntryKind.NOTIFICATION]
+
+
+def _sid() -> str:
+    return f"kit-{uuid.uuid4().hex[:12]}"
+
+
+def _entry(kind: EntryKind = EntryKind.USER, content: str = "", **fields: Any) -> Entry:
+    return Entry(kind=kind, content=content, **fields)
+
+
+def _marker(created_at: int | None = None, content: str = "summary") -> Entry:
+    if created_at is None:
+        return Entry(kind=EntryKind.COMPACTION, content=content)
+    return Entry(kind=EntryKind.COMPACTION, content=content, created_at=created_at)
+
+
+def _ids(entries: Iterable[Entry]) -> list[str]:
+    return [e.id for e in entries]
+
+
+# -- the model a store is compared with -------------------------------------------------------
+
+
+@dataclass
+class _Model:
+    """What one session must look like: every entry with its insertion rank and its state."""
+
+    entries: dict[str, tuple[int, Entry]] = field(default_factory=dict)
+    pending: set[str] = field(default_factory=set)
+    subsumed: set[str] = field(default_factory=set)
+
+    def add(self, entry: Entry, *, pending: bool = False) -> None:
+        self.entries[entry.id] = (len(self.entries), entry)
+        if pending:
+            self.pending.add(entry.id)
+
+    def ordered(self) -> list[Entry]:
+        ranked = sorted(self.entries.values(), key=lambda pair: (pair[1].created_at, pair[0]))
+        return [entry for _, entry in ranked]
+
+    def context(self) -> list[Entry]:
+        hidden = self.pending | self.subsumed
+        return [e for e in self.ordered() if e.id not in hidden]
+
+    def history(self) -> list[StoredEntry]:
+        return [StoredEntry(e, e.id in self.pending, e.id in self.subsumed) for e in self.ordered()]
+
+    def claim(self, at: int) -> int:
+        due = {i for i in self.pending if self.entries[i][1].created_at <= at}
+        self.pending -= due
+        return len(due)
+
+    def compact(self, marker: Entry, subsumes: Iterable[str]) -> None:
+        self.add(marker)
+        self.subsumed |= set(subsumes) & self.entries.keys()
+
+
+def _check_context(context: list[Entry], model: _Model) -> None:
+    """The checks behind `context == model.context()`, each with a message that says which."""
+    times = [e.created_at for e in context]
+    assert times == sorted(times), f"context is not ordered by created_at: {times}"
+    shown = {e.id for e in context}
+    assert not shown & model.subsumed, f"subsumed entries shown: {shown & model.subsumed}"
+    assert not shown & model.pending, f"unclaimed entries shown: {shown & model.pending}"
+    position = {e.id: i for i, e in enumerate(context)}
+    calls = {e.tool_call_id: e for _, e in model.entries.values() if e.kind is EntryKind.TOOL_CALL}
+    results = {
+        e.tool_call_id: e for _, e in model.entries.values() if e.kind is EntryKind.TOOL_RESULT
+    }
+    for entry in context:
+        if entry.kind is EntryKind.TOOL_RESULT and entry.tool_call_id in calls:
+            call = calls[entry.tool_call_id]
+            assert call.id in position and position[call.id] < position[entry.id], (
+                f"tool result {entry.id} is shown without its call {call.id} before it"
+            )
+        if entry.kind is EntryKind.TOOL_CALL and entry.tool_call_id in results:
+            result = results[entry.tool_call_id]
+            if result.id not in model.pending:
+                assert result.id in position, (
+                    f"tool call {entry.id} is shown but its claimed result {result.id} is hidden"
+                )
+    assert _ids(context) == _ids(model.context()), "context differs from the expected one"
+    assert context == model.context(), "context entries differ from what was stored"
+
+
+# -- the kit ----------------------------------------------------------------------------------
+
+
+class StoreConformance:
+    """Subclass and provide the `store` fixture (a fresh, empty store per test)."""
+
+    #: Examples per property test; raise it locally when hunting a bug.
+    max_examples: ClassVar[int] = 50
+    #: Operations per example of the stateful test.
+    steps: ClassVar[int] = 30
+    #: Seconds one store call may take before the kit calls it hung.
+    call_timeout: ClassVar[float] = 60.0
+
+    @pytest.fixture
+    def store(self) -> Any:
+        raise NotImplementedError("subclass StoreConformance and override the `store` fixture")
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _settings(self) -> settings:
+        return settings(
+            max_examples=self.max_examples,
+            stateful_step_count=self.steps,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        )
+
+    async def _in_thread(self, body: Callable[[Caller], None]) -> None:
+        """Run `body(call)` in a worker thread, where `call(coro)` runs `coro` on this loop."""
+        loop = asyncio.get_running_loop()
+        timeout = self.call_timeout
+
+        def call(coro: Coroutine[Any, Any, Any]) -> Any:
+            return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout)
+
+        await asyncio.to_thread(body, call)
+
+    # -- the Store contract -------------------------------------------------------------------
+
+    async def test_is_a_store(self, store: Any) -> None:
+        assert isinstance(store, Store)
+
+    async def test_unknown_session_is_empty(self, store: Store) -> None:
+        assert await store.context("nobody") == []
+        assert await store.claim_pending("nobody", now_ns()) == 0
+        await store.delete("nobody")
+        assert [s.id for s in await store.sessions()] == []
+
+    async def test_entries_round_trip_whole(self, store: Store) -> None:
+        sid = _sid()
+        big = "x" * 300_000 + "\N{SNOWMAN} end"
+        written = [
+            _entry(EntryKind.USER, "héllo\nworld \N{GRINNING FACE}", tag="greeting"),
+            _entry(EntryKind.ASSISTANT, "", meta={"usage": {"in": 3, "out": 4}, "l": [1, 2.5]}),
+            _entry(EntryKind.TOOL_CALL, '{"a": 1}', tool_call_id="c1", tool_name="add"),
+            _entry(EntryKind.TOOL_RESULT, big, tool_call_id="c1", tool_name="add"),
+            _entry(EntryKind.NOTIFICATION, "ping", origin={"host": "cli", "n": [1, None, True]}),
+            _entry(EntryKind.USER, "origin is a string", origin="opaque-42"),
+        ]
+        for entry in written:
+            await store.append(sid, entry)
+        got = await store.context(sid)
+        assert got == written
+        assert got[3].content == big
+
+    async def test_context_is_ordered_by_created_at_then_insertion(self, store: Store) -> None:
+        sid = _sid()
+        base = now_ns()
+        late = _entry(content="late", created_at=base + 10)
+        early = _entry(content="early", created_at=base)
+        tie_a = _entry(content="tie a", created_at=base + 5)
+        tie_b = _entry(content="tie b", created_at=base + 5)
+        for entry in (late, early, tie_a, tie_b):
+            await store.append(sid, entry)
+        assert await store.context(sid) == [early, tie_a, tie_b, late]
+
+    async def test_context_is_a_copy(self, store: Store) -> None:
+        sid = _sid()
+        first = _entry(content="one")
+        await store.append(sid, first)
+        got = await store.context(sid)
+        got.append(_entry(content="not stored"))
+        got.clear()
+        assert await store.context(sid) == [first]
+
+    async def test_sessions_are_isolated(self, store: Store) -> None:
+        a, b = _sid(), _sid()
+        in_a, in_b = _entry(content="a"), _entry(content="b")
+        await store.append(a, in_a)
+        await store.append(b, in_b)
+        await store.enqueue(b, _entry(content="queued in b"))
+        assert await store.claim_pending(a, now_ns()) == 0
+        assert await store.context(a) == [in_a]
+        await store.delete(a)
+        assert await store.context(b) == [in_b]
+
+    async def test_an_id_is_stored_once_per_session(self, store: Store) -> None:
+        sid, other = _sid(), _sid()
+        entry = _entry(content="once")
+        await store.append(sid, entry)
+        with pytest.raises(ValueError):
+            await store.append(sid, _entry(content="again", id=entry.id))
+        with pytest.raises(ValueError):
+            await store.enqueue(sid, _entry(content="again", id=entry.id))
+        assert await store.context(sid) == [entry]
+        assert await store.claim_pending(sid, now_ns()) == 0
+        await store.append(other, entry)  # the same id in another session is another entry
+        assert await store.context(other) == [entry]
+
+    async def test_pending_entries_wait_for_their_claim(self, store: Store) -> None:
+        sid = _sid()
+        base = now_ns()
+        first = _entry(content="first", created_at=base)
+        queued_early = _entry(content="queued early", created_at=base + 1)
+        queued_late = _entry(content="queued late", created_at=base + 100)
+        after = _entry(content="after", created_at=base + 2)
+        await store.append(sid, first)
+        await store.enqueue(sid, queued_late)
+        await store.enqueue(sid, queued_early)
+        await store.append(sid, after)
+        assert await store.context(sid) == [first, after]
+        assert await store.claim_pending(sid, base + 50) == 1
+        assert await store.context(sid) == [first, queued_early, after]
+        assert await store.claim_pending(sid, base + 50) == 0
+        assert await store.claim_pending(sid, base + 100) == 1
+        assert await store.context(sid) == [first, queued_early, after, queued_late]
+
+    async def test_a_claimed_entry_keeps_its_insertion_rank_among_ties(self, store: Store) -> None:
+        sid = _sid()
+        stamp = now_ns()
+        a, p, b = (_entry(content=c, created_at=stamp) for c in ("a", "pending", "b"))
+        await store.append(sid, a)
+        await store.enqueue(sid, p)
+        await store.append(sid, b)
+        assert await store.claim_pending(sid, stamp) == 1
+        assert await store.context(sid) == [a, p, b]
+
+    async def test_compact_hides_subsumed_and_shows_the_marker(self, store: Store) -> None:
+        sid = _sid()
+        entries = [_entry(content=f"m{i}") for i in range(5)]
+        for entry in entries:
+            await store.append(sid, entry)
+        marker = _marker(created_at=entries[0].created_at)
+        await store.compact(sid, Compaction(marker, frozenset(_ids(entries[:3]))))
+        assert await store.context(sid) == [marker, *entries[3:]]
+        again = _marker(created_at=marker.created_at, content="summary of the summary")
+        await store.compact(sid, Compaction(again, frozenset({marker.id, entries[3].id})))
+        assert await store.context(sid) == [again, entries[4]]
+
+    async def test_compact_with_a_taken_marker_id_applies_nothing(self, store: Store) -> None:
+        sid = _sid()
+        entries = [_entry(content=f"m{i}") for i in range(3)]
+        for entry in entries:
+            await store.append(sid, entry)
+        clash = Entry(kind=EntryKind.COMPACTION, content="summary", id=entries[2].id)
+        with pytest.raises(ValueError):
+            await store.compact(sid, Compaction(clash, frozenset(_ids(entries[:2]))))
+        assert await store.context(sid) == entries
+
+    async def test_compact_is_atomic_for_concurrent_readers(self, store: Store) -> None:
+        sid = _sid()
+        entries = [_entry(content=f"m{i}") for i in range(200)]
+        for entry in entries[:100]:
+            await store.append(sid, entry)
+        await asyncio.gather(*(store.append(sid, e) for e in entries[100:]))
+        before = await store.context(sid)
+        marker = _marker(created_at=entries[0].created_at)
+        compaction = Compaction(marker, frozenset(_ids(entries[:150])))
+        reads = [store.context(sid) for _ in range(20)]
+        _, *seen = await asyncio.gather(store.compact(sid, compaction), *reads)
+        after = [marker, *entries[150:]]
+        assert before == entries
+        assert await store.context(sid) == after
+        for snapshot in seen:
+            assert snapshot in (before, after), "a reader saw a half-applied compaction"
+
+    async def test_concurrent_writes_all_land(self, store: Store) -> None:
+        sids = [_sid() for _ in range(3)]
+        entries = {sid: [_entry(content=f"{sid} {i}") for i in range(30)] for sid in sids}
+        await asyncio.gather(
+            *(store.append(sid, entry) for sid in sids for entry in entries[sid]),
+            *(store.context(sid) for sid in sids),
+        )
+        for sid in sids:
+            assert await store.context(sid) == entries[sid]
+
+    async def test_sessions_report_counts_and_recency(self, store: Store) -> None:
+        a, b = _sid(), _sid()
+        first = _entry(EntryKind.USER, "What is the weather?\nIn Paris.")
+        await store.append(a, first)
+        await store.append(b, _entry(EntryKind.ASSISTANT, "hello"))
+        assert [s.id for s in await store.sessions()] == [b, a]
+        await store.enqueue(a, _entry(content="queued"))
+        await store.append(a, second := _entry(content="second"))
+        await store.compact(a, Compaction(_marker(), frozenset({first.id, second.id})))
+        infos = {s.id: s for s in await store.sessions()}
+        assert [s.id for s in await store.sessions()] == [a, b]
+        assert infos[a].entries == 4  # two appended, one queued, one marker
+        assert infos[b].entries == 1
+        for info in infos.values():
+            assert info.created_at <= info.updated_at
+            assert info.title is None or isinstance(info.title, str)
+        assert infos[a].updated_at > infos[b].updated_at
+
+    async def test_delete_removes_everything_of_one_session(self, store: Store) -> None:
+        gone, kept = _sid(), _sid()
+        old = _entry(content="old")
+        await store.append(gone, old)
+        await store.enqueue(gone, _entry(content="queued"))
+        await store.append(kept, kept_entry := _entry(content="kept"))
+        await store.delete(gone)
+        await store.delete(gone)  # twice is fine
+        assert await store.context(gone) == []
+        assert await store.claim_pending(gone, now_ns()) == 0
+        assert [s.id for s in await store.sessions()] == [kept]
+        assert await store.context(kept) == [kept_entry]
+        await store.append(gone, old)  # the id is free again: a new session, not a duplicate
+        assert await store.context(gone) == [old]
+
+    async def test_any_interleaving_matches_the_model(self, store: Store) -> None:
+        """Append, enqueue, claim and compact in any order: `context` (and `history`) always
+        equal the model's, ordered, hiding exactly the subsumed and unclaimed entries, and
+        never splitting a tool call from its result."""
+        exportable = isinstance(store, ExportableStore)
+        config = self._settings()
+
+        def body(call: Caller) -> None:
+            machine = _machine(store, call, exportable)
+            run_state_machine_as_test(machine, settings=config)
+
+        await self._in_thread(body)
+
+    # -- ExportableStore ----------------------------------------------------------------------
+
+    async def test_history_shows_every_entry_with_its_state(self, store: Store) -> None:
+        if not isinstance(store, ExportableStore):
+            pytest.skip("not an ExportableStore")
+        sid = _sid()
+        base = now_ns()
+        a = _entry(content="a", created_at=base)
+        queued = _entry(content="queued", created_at=base + 5)
+        b = _entry(content="b", created_at=base + 1)
+        marker = _marker(created_at=base)
+        await store.append(sid, a)
+        await store.enqueue(sid, queued)
+        await store.append(sid, b)
+        await store.compact(sid, Compaction(marker, frozenset({a.id})))
+        assert await store.history(sid) == [
+            StoredEntry(a, subsumed=True),
+            StoredEntry(marker),
+            StoredEntry(b),
+            StoredEntry(queued, pending=True),
+        ]
+        assert await store.history("nobody") == []
+
+    async def test_restore_recreates_history_exactly(self, store: Store) -> None:
+        if not isinstance(store, ExportableStore):
+            pytest.skip("not an ExportableStore")
+        records_strategy = st.lists(
+            st.builds(
+                StoredEntry,
+                st.builds(
+                    Entry,
+                    kind=st.sampled_from(list(EntryKind)),
+                    content=TEXT,
+                    tool_call_id=st.none() | TEXT,
+                    tool_name=st.none() | TEXT,
+                    tag=st.none() | TEXT,
+                    origin=JSON,
+                    created_at=OFFSETS,
+                    meta=st.dictionaries(TEXT, JSON, max_size=3),
+                ),
+                st.booleans(),
+                st.booleans(),
+            ),
+            max_size=12,
+            unique_by=lambda record: record.entry.id,
+        )
+        config = self._settings()
+
+        def body(call: Caller) -> None:
+            @config
+            @given(records=records_strategy)
+            def restores(records: list[StoredEntry]) -> None:
+                records.sort(key=lambda r: r.entry.created_at)  # stable: ties keep list order
+                sid = _sid()
+                call(store.append(sid, _entry(content="replaced by the restore")))
+                call(store.restore(sid, records))
+                assert call(store.history(sid)) == records
+                visible = [r.entry for r in records if not (r.pending or r.subsumed)]
+                assert call(store.context(sid)) == visible
+                pending = [r for r in records if r.pending]
+                assert call(store.claim_pending(sid, 10**6)) == len(pending)
+                claimed = [r.entry for r in records if not r.subsumed]
+                assert call(store.context(sid)) == claimed
+                call(store.delete(sid))
+
+            restores()
+
+        await self._in_thread(body)
+
+    async def test_restore_refuses_duplicate_ids_and_keeps_the_session(self, store: Store) -> None:
+        if not isinstance(store, ExportableStore):
+            pytest.skip("not an ExportableStore")
+        sid = _sid()
+        existing = _entry(content="existing")
+        await store.append(sid, existing)
+        twice = _entry(content="twice")
+        with pytest.raises(ValueError):
+            await store.restore(sid, [StoredEntry(twice), StoredEntry(twice)])
+        assert await store.history(sid) == [StoredEntry(existing)]
+
+    async def test_restore_into_a_new_session_counts_in_sessions(self, store: Store) -> None:
+        if not isinstance(store, ExportableStore):
+            pytest.skip("not an ExportableStore")
+        source, copy = _sid(), _sid()
+        await store.append(source, _entry(content="one"))
+        await store.enqueue(source, _entry(content="two"))
+        await store.restore(copy, await store.history(source))
+        infos = {s.id: s for s in await store.sessions()}
+        assert infos[copy].entries == 2
+        assert await store.history(copy) == await store.history(source)
+
+    # -- PrunableStore ------------------------------------------------------------------------
+
+    async def test_prune_keep_last(self, store: Store) -> None:
+        if not isinstance(store, PrunableStore):
+            pytest.skip("not a PrunableStore")
+        sids = [_sid() for _ in range(4)]
+        for sid in sids:
+            await store.append(sid, _entry(content=sid))
+        assert await store.prune() == []
+        deleted = await store.prune(keep_last=2)
+        assert sorted(deleted) == sorted(sids[:2])
+        assert [s.id for s in await store.sessions()] == sids[:1:-1]
+        assert await store.context(sids[0]) == []
+        assert await store.prune(keep_last=5) == []
+        assert sorted(await store.prune(keep_last=0)) == sorted(sids[2:])
+
+    async def test_prune_older_than(self, store: Store) -> None:
+        if not isinstance(store, PrunableStore):
+            pytest.skip("not a PrunableStore")
+        old, new = _sid(), _sid()
+        await store.append(old, _entry(content="old"))
+        await asyncio.sleep(0.6)
+        await store.append(new, _entry(content="new"))
+        window = timedelta(seconds=0.3)
+        assert await store.prune(older_than=timedelta(days=1)) == []
+        updated = {s.id: s.updated_at for s in await store.sessions()}
+        started = time.time_ns()
+        deleted = await store.prune(older_than=window)
+        finished = time.time_ns()
+        assert old in deleted
+        window_ns = int(window.total_seconds() * 1e9)
+        if updated[new] >= finished - window_ns:  # surely within the window at any moment
+            assert new not in deleted
+            assert [s.id for s in await store.sessions()] == [new]
+        assert updated[new] >= started - window_ns or new in deleted
+        assert await store.context(old) == []
+
+    async def test_prune_with_both_rules_deletes_either(self, store: Store) -> None:
+        if not isinstance(store, PrunableStore):
+            pytest.skip("not a PrunableStore")
+        old, a, b = _sid(), _sid(), _sid()
+        await store.append(old, _entry(content="old"))
+        await asyncio.sleep(0.6)
+        await store.append(a, _entry(content="a"))
+        await store.append(b, _entry(content="b"))
+        deleted = await store.prune(older_than=timedelta(seconds=0.3), keep_last=1)
+        assert old in deleted and a in deleted
+        assert set(deleted) <= {old, a, b}
+
+    # -- SearchableStore ----------------------------------------------------------------------
+
+    async def test_search_finds_words_best_match_first(self, store: Store) -> None:
+        if not isinstance(store, SearchableStore):
+            pytest.skip("not a SearchableStore")
+        sid, other = _sid(), _sid()
+        both = _entry(EntryKind.TOOL_RESULT, "The Quarterly REPORT lists revenue by region.")
+        one = _entry(EntryKind.USER, "Please write a report about cats and dogs and birds.")
+        neither = _entry(EntryKind.ASSISTANT, "Nothing relevant here at all.")
+        for entry in (one, neither, both):
+            await store.append(sid, entry)
+        await store.append(other, _entry(content="a quarterly report in another session"))
+        found = await store.search(sid, "quarterly report")
+        assert found[:2] == [both, one]
+        assert neither not in found
+        assert await store.search(sid, "quarterly report", limit=1) == [both]
+        assert await store.search(sid, "zebra") == []
+        assert await store.search("nobody", "report") == []
+
+    async def test_search_reaches_subsumed_entries(self, store: Store) -> None:
+        if not isinstance(store, SearchableStore):
+            pytest.skip("not a SearchableStore")
+        sid = _sid()
+        result = _entry(EntryKind.TOOL_RESULT, "stack trace: ZeroDivisionError in ledger.py")
+        await store.append(sid, result)
+        await store.compact(sid, Compaction(_marker(), frozenset({result.id})))
+        assert await store.search(sid, "zerodivisionerror") == [result]
+
+    async def test_search_never_raises_on_query_text(self, store: Store) -> None:
+        if not isinstance(store, SearchableStore):
+            pytest.skip("not a SearchableStore")
+        sid = _sid()
+        entries = [_entry(content=t) for t in ('say "hi" (now)', "AND OR NOT", "col:umn * ^x")]
+        for entry in entries:
+            await store.append(sid, entry)
+        config = self._settings()
+
+        def body(call: Caller) -> None:
+            @config
+            @given(query=TEXT | st.sampled_from(['"', "(", "*", "AND", "NEAR(", "a:b", "-x", "^"]))
+            def searches(query: str) -> None:
+                found = call(store.search(sid, query, limit=2))
+                assert len(found) <= 2
+                assert all(entry in entries for entry in found)
+
+            searches()
+
+        await self._in_thread(body)
+
+
+# -- the stateful property ---------------------------------------------------------------------
+
+
+def _machine(store: Any, call: Caller, exportable: bool) -> type[RuleBasedStateMachine]:
+    """A state machine bound to one store; each example works in a new session."""
+
+    class StoreMachine(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.sid = _sid()
+            self.model = _Model()
+            self.base = now_ns()
+            self.serial = itertools.count()
+            #: tool_call_id -> the call entry, for calls whose result is not stored yet.
+            self.parked: dict[str, Entry] = {}
+
+        def _id(self, prefix: str) -> str:
+            return f"{prefix}{next(self.serial)}"
+
+        @rule(kind=st.sampled_from(ORDINARY_KINDS), offset=OFFSETS, text=TEXT, queued=st.booleans())
+        def write(self, kind: EntryKind, offset: int, text: str, queued: bool) -> None:
+            entry = Entry(kind=kind, content=text, id=self._id("e"), created_at=self.base + offset)
+            call(store.enqueue(self.sid, entry) if queued else store.append(self.sid, entry))
+            self.model.add(entry, pending=queued)
+
+        @rule(offset=OFFSETS, delay=st.integers(0, 3), parked=st.booleans())
+        def call_tool(self, offset: int, delay: int, parked: bool) -> None:
+            call_id = self._id("c")
+            tool_call = Entry(
+                kind=EntryKind.TOOL_CALL,
+                content='{"n": 1}',
+                id=self._id("tc"),
+                tool_call_id=call_id,
+                tool_name="probe",
+                created_at=self.base + offset,
+            )
+            call(store.append(self.sid, tool_call))
+            self.model.add(tool_call)
+            if parked:
+                self.parked[call_id] = tool_call
+            else:
+                self._result(tool_call, delay, queued=False)
+
+        @precondition(lambda self: bool(self.parked))
+        @rule(data=st.data(), delay=st.integers(0, 3))
+        def deliver_parked_result(self, data: st.DataObject, delay: int) -> None:
+            call_id = data.draw(st.sampled_from(sorted(self.parked)))
+            self._result(self.parked.pop(call_id), delay, queued=True)
+
+        def _result(self, tool_call: Entry, delay: int, *, queued: bool) -> None:
+            result = Entry(
+                kind=EntryKind.TOOL_RESULT,
+                content="probe result",
+                id=self._id("tr"),
+                tool_call_id=tool_call.tool_call_id,
+                tool_name="probe",
+                created_at=tool_call.created_at + delay,
+            )
+            call(store.enqueue(self.sid, result) if queued else store.append(self.sid, result))
+            self.model.add(result, pending=queued)
+
+        @rule(offset=OFFSETS.map(lambda o: o + 2))
+        def claim(self, offset: int) -> None:
+            claimed = call(store.claim_pending(self.sid, self.base + offset))
+            assert claimed == self.model.claim(self.base + offset)
+
+        @precondition(lambda self: bool(self.model.context()))
+        @rule(data=st.data(), offset=OFFSETS)
+        def compact(self, data: st.DataObject, offset: int) -> None:
+            visible = self.model.context()
+            chosen = data.draw(st.sets(st.sampled_from(_ids(visible)), min_size=1))
+            subsumes = _keep_pairs_whole(chosen, visible)
+            marker = Entry(
+                kind=EntryKind.COMPACTION,
+                content=f"summary of {len(subsumes)}",
+                id=self._id("m"),
+                created_at=self.base + offset,
+            )
+            call(store.compact(self.sid, Compaction(marker, frozenset(subsumes))))
+            self.model.compact(marker, subsumes)
+
+        @invariant()
+        def context_matches_the_model(self) -> None:
+            _check_context(call(store.context(self.sid)), self.model)
+
+        @invariant()
+        def history_matches_the_model(self) -> None:
+            if exportable:
+                assert call(store.history(self.sid)) == self.model.history()
+
+        def teardown(self) -> None:
+            if exportable:
+                copy = _sid()
+                call(store.restore(copy, self.model.history()))
+                assert call(store.history(copy)) == self.model.history()
+                assert call(store.context(copy)) == self.model.context()
+                call(store.delete(copy))
+            call(store.delete(self.sid))
+
+    return StoreMachine
+
+
+def _keep_pairs_whole(chosen: set[str], visible: list[Entry]) -> set[str]:
+    """What a correct context builder would subsume of `chosen`: never a call whose result is
+    not visible, and a visible call and its result always together."""
+    calls = {e.tool_call_id: e for e in visible if e.kind is EntryKind.TOOL_CALL}
+    results = {e.tool_call_id: e for e in visible if e.kind is EntryKind.TOOL_RESULT}
+    by_id = {e.id: e for e in visible}
+    subsumes: set[str] = set()
+    for entry_id in chosen:
+        entry = by_id[entry_id]
+        if entry.kind is EntryKind.TOOL_CALL:
+            result = results.get(entry.tool_call_id)
+            if result is not None:
+                subsumes |= {entry.id, result.id}
+        elif entry.kind is EntryKind.TOOL_RESULT:
+            subsumes.add(entry.id)
+            if entry.tool_call_id in calls:
+                subsumes.add(calls[entry.tool_call_id].id)
+        else:
+            subsumes.add(entry.id)
+    return subsumes
