@@ -1,0 +1,137 @@
+"""A Store that keeps each session as an append-only JSON Lines log of operations.
+
+Every write is one line (`append`, `enqueue`, `claim`, `compact`), so a compaction is applied
+whole or not at all; a line cut short by a crash is ignored when the log is read back. Reads are
+served from the kernel's MemoryStore, rebuilt from the log on first use. One process at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from agentframe_core import Compaction, Entry, SessionInfo
+from agentframe_core.memory import MemoryStore
+
+log = logging.getLogger(__name__)
+
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+
+
+class JsonlStoreOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    dir: Path
+    #: fsync every line: durable across power loss, slower.
+    fsync: bool = False
+
+
+class JsonlStore:
+    def __init__(self, options: JsonlStoreOptions) -> None:
+        self.dir = options.dir.expanduser()
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.fsync = options.fsync
+        self._memory = MemoryStore()
+        self._loaded: set[str] = set()
+
+    # -- the log -----------------------------------------------------------------------------
+
+    def _path(self, session_id: str) -> Path:
+        name = (
+            session_id
+            if _SAFE_NAME.match(session_id)
+            else hashlib.sha256(session_id.encode()).hexdigest()
+        )
+        return self.dir / f"{name}.jsonl"
+
+    def _write(self, session_id: str, record: dict[str, Any]) -> None:
+        record["session"] = session_id
+        with self._path(session_id).open("a", encoding="utf-8") as file:
+            file.write(json.dumps(record, ensure_ascii=False) + "\n")
+            file.flush()
+            if self.fsync:
+                os.fsync(file.fileno())
+
+    async def _load(self, session_id: str) -> None:
+        if session_id in self._loaded:
+            return
+        self._loaded.add(session_id)
+        path = self._path(session_id)
+        if path.exists():
+            await self._replay(path)
+
+    async def _replay(self, path: Path) -> None:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                record = json.loads(line)
+                await self._apply(record)
+            except (ValueError, KeyError, TypeError) as err:
+                log.warning("%s:%d: skipping an unreadable line (%s)", path, number, err)
+
+    async def _apply(self, record: dict[str, Any]) -> None:
+        session, op = record["session"], record["op"]
+        if op == "append":
+            await self._memory.append(session, Entry.from_dict(record["entry"]))
+        elif op == "enqueue":
+            await self._memory.enqueue(session, Entry.from_dict(record["entry"]))
+        elif op == "claim":
+            await self._memory.claim_pending(session, record["at"])
+        elif op == "compact":
+            marker = Entry.from_dict(record["marker"])
+            await self._memory.compact(session, Compaction(marker, frozenset(record["subsumes"])))
+
+    # -- the Store contract: validate in memory first, then log --------------------------------
+
+    async def append(self, session_id: str, entry: Entry) -> None:
+        await self._load(session_id)
+        await self._memory.append(session_id, entry)
+        self._write(session_id, {"op": "append", "entry": entry.to_dict()})
+
+    async def enqueue(self, session_id: str, entry: Entry) -> None:
+        await self._load(session_id)
+        await self._memory.enqueue(session_id, entry)
+        self._write(session_id, {"op": "enqueue", "entry": entry.to_dict()})
+
+    async def claim_pending(self, session_id: str, at: int) -> int:
+        await self._load(session_id)
+        claimed = await self._memory.claim_pending(session_id, at)
+        if claimed:
+            self._write(session_id, {"op": "claim", "at": at})
+        return claimed
+
+    async def context(self, session_id: str) -> list[Entry]:
+        await self._load(session_id)
+        return await self._memory.context(session_id)
+
+    async def compact(self, session_id: str, compaction: Compaction) -> None:
+        await self._load(session_id)
+        await self._memory.compact(session_id, compaction)
+        self._write(
+            session_id,
+            {
+                "op": "compact",
+                "marker": compaction.marker.to_dict(),
+                "subsumes": sorted(compaction.subsumes),
+            },
+        )
+
+    async def sessions(self) -> list[SessionInfo]:
+        for path in self.dir.glob("*.jsonl"):
+            first = path.open(encoding="utf-8").readline()
+            try:
+                await self._load(json.loads(first)["session"])
+            except (ValueError, KeyError):
+                log.warning("%s: not a session log", path)
+        return await self._memory.sessions()
+
+    async def delete(self, session_id: str) -> None:
+        await self._memory.delete(session_id)
+        self._loaded.discard(session_id)
+        self._path(session_id).unlink(missing_ok=True)
