@@ -337,3 +337,23 @@ async def test_tool_gets_run_context(make_stack):
     await session.run("who")
     assert seen == [session.id]
     assert "ctx" not in json.dumps(stack.adapter.requests[0].tools[0].parameters)
+
+
+async def test_retrieved_snippets_reach_the_system_prompt_within_budget(make_stack):
+    from agentframe_core import Snippet
+
+    class Notes:
+        def __init__(self) -> None:
+            self.queries: list[tuple[str, int]] = []
+
+        async def retrieve(self, query, *, ctx, budget_tokens):
+            self.queries.append((query, budget_tokens))
+            return [Snippet("the door code is 4711", "notes.md", 1.0)]
+
+    stack = make_stack(["4711"], retrieval_budget_tokens=300)
+    notes = Notes()
+    stack.retrievers = [notes]
+    await Session(stack).run("what is the door code?")
+    assert notes.queries == [("what is the door code?", 300)]
+    system = stack.adapter.requests[0].messages[0].content
+    assert "# Relevant context" in system and "[notes.md]\nthe door code is 4711" in system

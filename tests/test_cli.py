@@ -1,0 +1,140 @@
+"""The CLI as a user runs it: real subprocesses, a config file, a durable store."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CONFIG = """\
+adapter:
+  use: scripted
+  cycle: true
+  replies:
+    - tool_calls: [{name: add, arguments: {a: 2, b: 3}}]
+    - "The sum is 5."
+store: {use: jsonl, dir: sessions}
+tools:
+  - use: functions
+    import: ["agentframe_core.examples:add"]
+"""
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    (tmp_path / "agentframe.yaml").write_text(CONFIG.replace("dir: sessions", f"dir: {tmp_path}/s"))
+    return tmp_path
+
+
+def agentframe(cwd: Path, *args: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(cwd / "cache"), "NO_COLOR": "1"}
+    env.pop("AGENTFRAME_CONFIG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "agentframe_core", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **kwargs,
+    )
+
+
+def test_run_streams_and_shows_tool_calls(workdir):
+    done = agentframe(workdir, "run", "What is 2+3?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "The sum is 5."
+    assert "→ add(a=2, b=3) = 5.0" in done.stderr
+    assert "session: " in done.stderr
+
+
+def test_run_json_and_continue_a_session(workdir):
+    first = json.loads(agentframe(workdir, "run", "--json", "2+3?").stdout)
+    assert first["reply"] == "The sum is 5." and first["turns"] == 2
+    assert first["tool_calls"][0]["name"] == "add" and first["tool_calls"][0]["result"] == "5.0"
+    assert set(first) >= {"session_id", "reply", "usage", "tool_calls", "turns"}
+    sid = first["session_id"]
+    agentframe(workdir, "run", "--session", sid, "again")
+
+    listed = json.loads(agentframe(workdir, "sessions", "list", "--json").stdout)
+    assert [s["id"] for s in listed] == [sid] and listed[0]["title"] == "2+3?"
+    shown = json.loads(agentframe(workdir, "sessions", "show", sid, "--json").stdout)
+    assert [e["kind"] for e in shown].count("user") == 2
+    assert agentframe(workdir, "sessions", "rm", sid).returncode == 0
+    assert json.loads(agentframe(workdir, "sessions", "list", "--json").stdout) == []
+    missing = agentframe(workdir, "sessions", "show", "nope")
+    assert missing.returncode == 1 and "no session 'nope'" in missing.stderr
+
+
+def test_stopped_early_exits_non_zero(workdir):
+    (workdir / "agentframe.yaml").write_text(CONFIG + "limits: {max_turns: 1}\n")
+    done = agentframe(workdir, "run", "2+3?")
+    assert done.returncode == 1
+    assert "stopped: max_turns after 1 model call(s)" in done.stderr
+
+
+def test_config_errors_exit_2_with_file_and_line(workdir):
+    (workdir / "agentframe.yaml").write_text(CONFIG.replace("cycle: true", "cycel: true"))
+    done = agentframe(workdir, "run", "hi")
+    assert done.returncode == 2
+    assert "agentframe.yaml:3: adapter.cycel: unknown option for 'scripted'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_config_show_check_schema_and_doctor(workdir):
+    shown = json.loads(agentframe(workdir, "config", "show", "--json").stdout)
+    assert shown["config"]["adapter"]["use"] == "scripted"
+    assert agentframe(workdir, "config", "check").returncode == 0
+    schema = json.loads(agentframe(workdir, "config", "schema").stdout)
+    adapters = {o["properties"]["use"]["const"] for o in schema["properties"]["adapter"]["anyOf"]}
+    assert "scripted" in adapters
+    import yaml
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(schema)
+    config = yaml.safe_load((workdir / "agentframe.yaml").read_text())
+    assert not list(Draft202012Validator(schema).iter_errors(config))
+    doctor = agentframe(workdir, "doctor", "--json")
+    report = json.loads(doctor.stdout)
+    assert any(c["name"] == "config" and c["ok"] for c in report["checks"])
+
+
+def test_help_everywhere(workdir):
+    for args in (["--help"], ["run", "--help"], ["sessions", "--help"], ["config", "schema", "-h"]):
+        done = agentframe(workdir, *args)
+        assert done.returncode == 0 and "Usage:" in done.stdout, args
+
+
+def test_chat_ctrl_c_cancels_the_turn_not_the_session(workdir):
+    (workdir / "agentframe.yaml").write_text(
+        "adapter:\n  use: scripted\n  replies:\n    - {content: slow, delay: 30}\n    - quick\n"
+        f"store: {{use: jsonl, dir: {workdir}/s}}\n"
+    )
+    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(workdir / "cache"), "NO_COLOR": "1"}
+    chat = subprocess.Popen(
+        [sys.executable, "-m", "agentframe_core", "chat"],
+        cwd=workdir,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        chat.stdin.write("first question\n")
+        chat.stdin.flush()
+        time.sleep(1.5)  # the scripted model is now 'thinking' for 30 s
+        chat.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        out, err = chat.communicate("second question\n", timeout=20)  # then end of input
+    finally:
+        chat.kill()
+    assert chat.returncode == 0, err
+    assert "turn cancelled" in err
+    assert "quick" in out
