@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -24,6 +25,13 @@ class FunctionsOptions(BaseModel):
     import_: list[Annotated[str, AfterValidator(_importable)]] = Field(alias="import", min_length=1)
 
 
+class AgentFolderOptions(BaseModel):
+    """The kernel's agent loader; `folders` is filled from the config's `agents:` list."""
+
+    model_config = ConfigDict(extra="forbid")
+    folders: list[Path] = Field(default_factory=list)
+
+
 class NoOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -44,6 +52,12 @@ def _functions(options: FunctionsOptions) -> Any:
     from .functions import FunctionToolset, import_tool
 
     return FunctionToolset(import_tool(ref) for ref in options.import_)
+
+
+def _agent_loader(options: AgentFolderOptions) -> Any:
+    from .agents.loader import AgentframeLoader
+
+    return AgentframeLoader(options.folders)
 
 
 def _scripted(options: Any) -> Any:
@@ -72,3 +86,8 @@ def agentframe_context_builders(register: Register) -> None:
 @hookimpl
 def agentframe_tool_dispatchers(register: Register) -> None:
     register("functions", _functions, options=FunctionsOptions)
+
+
+@hookimpl
+def agentframe_agent_loaders(register: Register) -> None:
+    register("agentframe", _agent_loader, options=AgentFolderOptions)

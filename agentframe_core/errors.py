@@ -5,7 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AgentframeError", "ConfigError", "ConfigIssue", "UnknownPartError"]
+__all__ = [
+    "AgentDefinitionError",
+    "AgentParseError",
+    "AgentTemplateError",
+    "AgentframeError",
+    "ConfigError",
+    "ConfigIssue",
+    "InvalidFieldError",
+    "MissingDelimiterError",
+    "MissingFieldError",
+    "UnknownAgentError",
+    "UnknownPartError",
+    "UnknownSkillError",
+    "UnknownToolOverrideError",
+]
 
 
 class AgentframeError(Exception):
@@ -49,3 +63,87 @@ class UnknownPartError(AgentframeError):
         if hint:
             message += f". To get {name!r}: {hint}"
         super().__init__(message)
+
+
+# -- agent definitions ---------------------------------------------------------------------------
+
+
+class AgentDefinitionError(AgentframeError):
+    """A definition file (or a file it names) cannot be used: `file:line: field: message`.
+
+    `name` is the agent's name when it could be read; `others` holds further problems found in
+    the same file, so one run of `agents check` shows them all.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Path | None = None,
+        line: int | None = None,
+        field: str = "",
+        name: str | None = None,
+    ) -> None:
+        self.message, self.file, self.line, self.field, self.name = message, file, line, field, name
+        self.others: tuple[AgentDefinitionError, ...] = ()
+        super().__init__(self.location() + message)
+
+    def location(self) -> str:
+        where = str(self.file) if self.file else "<definition>"
+        if self.line is not None:
+            where += f":{self.line}"
+        return f"{where}: {self.field}: " if self.field else f"{where}: "
+
+    def all(self) -> tuple[AgentDefinitionError, ...]:
+        """This problem and the others found in the same file, in file order."""
+        return (self, *self.others)
+
+
+class AgentParseError(AgentDefinitionError):
+    """The file is not a Markdown file with a YAML mapping as frontmatter."""
+
+
+class MissingDelimiterError(AgentParseError):
+    """The frontmatter does not start on line 1 with `---`, or is never closed by `---`."""
+
+
+class InvalidFieldError(AgentParseError):
+    """A key has a value of the wrong type, or a value outside what it accepts."""
+
+
+class MissingFieldError(AgentDefinitionError):
+    """A required key (`name`, `description`, ...) is absent or empty."""
+
+
+class UnknownToolOverrideError(AgentDefinitionError):
+    """`toolNameOverrides`/`paramNameOverrides` names a tool (or parameter) the agent cannot
+    use."""
+
+
+class AgentTemplateError(AgentDefinitionError):
+    """The prompt template does not compile or render; `line` is the file's line and
+    `template_line` the line within the template (the body)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Path | None = None,
+        line: int | None = None,
+        template_line: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.template_line = template_line
+        super().__init__(message, file=file, line=line, field="template", name=name)
+
+
+class UnknownSkillError(AgentDefinitionError):
+    """`skills` names a skill that no skills folder holds."""
+
+
+class UnknownAgentError(AgentframeError, LookupError):
+    """No definition has this name; the message lists the names that exist."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name, self.known = name, known
+        super().__init__(f"unknown agent {name!r}; known agents: {', '.join(known) or 'none'}")
