@@ -110,7 +110,8 @@ def assemble_system_prompt(
         sections.append(_skills_section(resolve_skills(agent, cwd), cwd))
     if agent is not None and agent.output_format == "concise":
         sections.append(CONCISE)
-    return "\n\n".join(section.strip() for section in sections if section.strip()) + "\n"
+    text = "\n\n".join(section.strip() for section in sections if section.strip())
+    return text + "\n" if text else ""
 
 
 @functools.cache

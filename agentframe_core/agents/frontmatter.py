@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from ..errors import AgentParseError, ConfigError, MissingDelimiterError
 from ..yamlsource import load_yaml_text
 
@@ -56,7 +58,8 @@ def read_frontmatter(path: Path, *, required: bool = True) -> Frontmatter:
 def split_frontmatter(text: str, file: Path | None = None, *, required: bool = True) -> Frontmatter:
     """Parse `text`. Without a leading `---` line: an error, or (`required=False`) no
     frontmatter and the whole text as the body."""
-    lines = text.removeprefix("\ufeff").splitlines(keepends=True)
+    # Only \n, \r\n and \r end lines (str.splitlines would also split on form feeds).
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if not lines or lines[0].strip() != _DELIMITER:
         if not required:
             return _body(lines, 0, {}, file, {})
@@ -70,7 +73,7 @@ def split_frontmatter(text: str, file: Path | None = None, *, required: bool = T
         raise MissingDelimiterError(
             "the frontmatter opened on line 1 is never closed by a `---` line", file=file, line=1
         )
-    data, key_lines = _parse_yaml("".join(lines[1:close]), file)
+    data, key_lines = _parse_yaml("\n".join(lines[1:close]), file)
     return _body(lines, close + 1, data, file, key_lines)
 
 
@@ -79,9 +82,13 @@ def _parse_yaml(text: str, file: Path | None) -> tuple[dict[Any, Any], dict[str,
     try:
         located = load_yaml_text(text, file)
     except ConfigError as err:
-        issue = err.issues[0]
-        line = issue.line + offset if issue.line is not None else None
-        raise AgentParseError(issue.message, file=file, line=line) from err
+        cause = err.__cause__
+        if isinstance(cause, yaml.MarkedYAMLError):
+            message, line = _yaml_problem(cause)
+        else:
+            message, line = err.issues[0].message, err.issues[0].line
+        line = line + offset if line is not None else None
+        raise AgentParseError(message, file=file, line=line) from err
     except (ValueError, TypeError, OverflowError, RecursionError) as err:
         # PyYAML builds some scalars with Python constructors: `2024-13-45` is a ValueError.
         raise AgentParseError(f"invalid YAML: {err}", file=file, line=None) from err
@@ -103,10 +110,23 @@ def _parse_yaml(text: str, file: Path | None) -> tuple[dict[Any, Any], dict[str,
     return data, key_lines
 
 
+def _yaml_problem(err: yaml.MarkedYAMLError) -> tuple[str, int | None]:
+    """The message and the (frontmatter) line to show: where the broken construct starts,
+    which is where the mistake usually is, with where the parser gave up."""
+    problem = err.problem or "invalid YAML"
+    if err.context and err.context_mark is not None:
+        start = err.context_mark.line + 1
+        if err.problem_mark is not None and err.problem_mark.line + 1 != start:
+            problem += f" (on line {err.problem_mark.line + 2} of the file)"
+        return f"invalid YAML: {err.context}: {problem}", start
+    mark = err.problem_mark
+    return f"invalid YAML: {problem}", mark.line + 1 if mark else None
+
+
 def _body(
     lines: list[str], start: int, data: dict[Any, Any], file: Path | None, key_lines: dict[str, int]
 ) -> Frontmatter:
     while start < len(lines) and not lines[start].strip():
         start += 1
-    body = "\n".join(line.rstrip("\r\n") for line in lines[start:]).rstrip()
+    body = "\n".join(lines[start:]).rstrip()
     return Frontmatter(data=data, body=body, body_line=start + 1, file=file, lines=key_lines)

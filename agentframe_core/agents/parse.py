@@ -154,8 +154,9 @@ def _message(error: Any) -> str:
     kind, value, msg = error["type"], error.get("input"), str(error["msg"])
     if error["loc"] == ("name",) and kind == "string_pattern_mismatch":
         return f"{value!r} is not a valid name: use lowercase letters, digits and hyphens"
-    msg = msg.removeprefix("Value error, ")
-    if kind.endswith("_type") or kind in ("literal_error", "enum"):
+    if kind == "value_error":
+        return msg.removeprefix("Value error, ")
+    if not isinstance(value, dict | list) or kind.endswith("_type"):
         msg += f" (got {_yaml_kind(value)})"
     if kind == "string_type" and isinstance(value, bool | int | float):
         msg += "; quote it to keep it text"
