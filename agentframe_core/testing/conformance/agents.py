@@ -183,8 +183,13 @@ class AgentLoaderConformance:
     @settings(
         max_examples=25,
         deadline=None,
-        # the loader is built once and reused: it must not cache across working directories
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+        # The loader is built once and reused: it must not cache across working directories.
+        # Each subclass runs this same method with its own layout: examples are independent.
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.differing_executors,
+        ],
     )
     @given(
         placements=st.lists(
