@@ -226,3 +226,9 @@ def test_every_key_prompt(project: Path, cwd: Path) -> None:
     )
     assert prompt.index("You check everything twice.") < prompt.index("## code-review")
     assert prompt.rstrip().endswith("offers of further help.")
+
+
+def test_a_literal_dollar_brace_is_written_as_a_string(cwd: Path) -> None:
+    definition = full('Write ${{ "${{" }} secrets.TOKEN }} in the workflow.')
+    prompt = assemble_system_prompt(definition, {}, cwd=cwd, today=TODAY)
+    assert prompt == "Write ${{ secrets.TOKEN }} in the workflow.\n"
