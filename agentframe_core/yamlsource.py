@@ -43,11 +43,17 @@ def format_path(path: YamlPath) -> str:
     return text
 
 
+#: libyaml's loader when PyYAML was built with it (about 10x faster), else the pure one.
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_yaml_text(text: str, file: Path | None) -> Located:
-    """Parse one YAML document; a syntax error becomes a ConfigError with its line."""
+    """Parse one YAML document (once: the lines come from the same node tree as the data);
+    a syntax error becomes a ConfigError with its line."""
+    loader = _Loader(text)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.load(text, Loader=yaml.SafeLoader) if node is not None else None
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark else None
@@ -55,6 +61,11 @@ def load_yaml_text(text: str, file: Path | None) -> Located:
         raise ConfigError([ConfigIssue(file, "", f"invalid YAML: {problem}", line)]) from err
     except yaml.YAMLError as err:
         raise ConfigError([ConfigIssue(file, "", f"invalid YAML: {err}")]) from err
+    except (ValueError, TypeError, OverflowError, RecursionError) as err:
+        # Some scalars are built by Python constructors: `2024-13-45` is a ValueError.
+        raise ConfigError([ConfigIssue(file, "", f"invalid YAML: {err}")]) from err
+    finally:
+        loader.dispose()
     lines: dict[YamlPath, int] = {}
     if node is not None:
         _collect_lines(node, (), lines)
