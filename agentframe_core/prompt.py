@@ -24,7 +24,7 @@ from pathlib import Path
 from .agent import AgentDefinition
 from .agents.folders import project_dirs
 from .agents.skills import Skill, find_skill, skill_folders
-from .agents.template import PromptTemplate, ToolNames
+from .agents.template import PromptTemplate, ToolNames, compiled
 from .errors import UnknownSkillError
 
 __all__ = ["BASE_TEMPLATE", "agents_md_files", "assemble_system_prompt", "resolve_skills"]
@@ -100,7 +100,7 @@ def assemble_system_prompt(
         if agent is not None:
             sections.append(agent.prompt)
     else:
-        template = PromptTemplate(
+        template = compiled(
             agent.prompt, file=agent.path, first_line=agent.prompt_line, name=agent.name
         )
         sections.append(template.render(variables))

@@ -89,9 +89,6 @@ def _parse_yaml(text: str, file: Path | None) -> tuple[dict[Any, Any], dict[str,
             message, line = err.issues[0].message, err.issues[0].line
         line = line + offset if line is not None else None
         raise AgentParseError(message, file=file, line=line) from err
-    except (ValueError, TypeError, OverflowError, RecursionError) as err:
-        # PyYAML builds some scalars with Python constructors: `2024-13-45` is a ValueError.
-        raise AgentParseError(f"invalid YAML: {err}", file=file, line=None) from err
     data = located.data
     if data is None:
         data = {}

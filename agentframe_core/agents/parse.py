@@ -25,7 +25,7 @@ from ..errors import (
     UnknownToolOverrideError,
 )
 from .frontmatter import Frontmatter, read_frontmatter, split_frontmatter
-from .template import PromptTemplate
+from .template import compiled
 
 __all__ = ["definition_from_frontmatter", "load_definition", "parse_definition"]
 
@@ -135,9 +135,7 @@ def _cross_checks(definition: AgentDefinition, fm: Frontmatter) -> list[AgentDef
         )
     if definition.prompt_mode == "full":
         try:
-            PromptTemplate(
-                definition.prompt, file=fm.file, first_line=fm.body_line, name=definition.name
-            )
+            compiled(definition.prompt, file=fm.file, first_line=fm.body_line, name=definition.name)
         except AgentDefinitionError as err:
             problems.append(err)
     return problems
