@@ -162,6 +162,11 @@ class ToolDispatcher(Protocol):
 
 @runtime_checkable
 class AgentLoader(Protocol):
+    """Optional, found by `agentframe_core.agents.find_agents`: `priority: int` (higher wins
+    between loaders at the same level and nearness; agentframe's own loader is 100) and
+    `scan(cwd) -> AgentScan`, which also reports the files that were skipped. A loader whose
+    options model has a `folders` field receives the config's `agents:` folders."""
+
     def discover(self, cwd: Path) -> list[AgentDefinition]:
         """Agent definitions visible from `cwd`, highest priority first. Definitions of one
         name from several loaders are deduplicated by loader priority."""
