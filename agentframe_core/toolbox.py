@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,15 +82,20 @@ class Toolbox:
                     continue
                 box.tools[tool.name] = (dispatcher, tool)
         agent = ctx.agent
+        if agent is not None and box.renames:
+            agent.check_overrides(tool for _, tool in box.tools.values())
         for name, (_, tool) in box.tools.items():
             if agent is not None and not agent.allows(name):
                 continue
             wire = box.wire_name(name)
             box._wire_to_canonical[wire] = name
-            box.specs.append(ToolSpec(wire, tool.description, box._wire_schema(name, tool)))
+            parameters = tool.parameters
+            if agent is not None and box.renames:
+                parameters = agent.wire_parameters(name, parameters)
+            box.specs.append(ToolSpec(wire, tool.description, parameters))
         return box
 
-    # -- names on the wire -------------------------------------------------------------------
+    # -- names on the wire: the agent's overrides; the store keeps canonical names -----------
 
     @property
     def renames(self) -> bool:
@@ -99,42 +103,23 @@ class Toolbox:
         return agent is not None and bool(agent.tool_name_overrides or agent.param_name_overrides)
 
     def wire_name(self, canonical: str) -> str:
-        if self.agent is None:
-            return canonical
-        return self.agent.tool_name_overrides.get(canonical, canonical)
+        return canonical if self.agent is None else self.agent.wire_tool_name(canonical)
 
     def visible_names(self) -> dict[str, str]:
         """Canonical -> model-facing name, for every tool this run may use."""
         return {canonical: wire for wire, canonical in self._wire_to_canonical.items()}
 
-    def _params(self, canonical: str) -> Mapping[str, str]:
-        if self.agent is None:
-            return {}
-        return self.agent.param_name_overrides.get(canonical, {})
-
-    def _wire_schema(self, canonical: str, tool: Tool) -> dict[str, Any]:
-        params = self._params(canonical)
-        if not params:
-            return tool.parameters
-        schema = dict(tool.parameters)
-        schema["properties"] = {
-            params.get(k, k): v for k, v in tool.parameters.get("properties", {}).items()
-        }
-        if "required" in schema:
-            schema["required"] = [params.get(k, k) for k in schema["required"]]
-        return schema
-
     def to_canonical(self, call: ToolCall) -> ToolCall:
-        if not self.renames:
+        agent = self.agent
+        if agent is None or not self.renames:
             return call
         name = self._wire_to_canonical.get(call.name, call.name)
-        back = {wire: canonical for canonical, wire in self._params(name).items()}
-        arguments = {back.get(k, k): v for k, v in call.arguments.items()}
-        return ToolCall(call.id, name, arguments)
+        return ToolCall(call.id, name, agent.canonical_arguments(name, call.arguments))
 
     def to_wire(self, messages: list[Message]) -> list[Message]:
         """Rename tool calls in rendered history to what the model was told."""
-        if not self.renames:
+        agent = self.agent
+        if agent is None or not self.renames:
             return messages
         out = []
         for message in messages:
@@ -142,15 +127,19 @@ class Toolbox:
                 calls = tuple(
                     ToolCall(
                         c.id,
-                        self.wire_name(c.name),
-                        {self._params(c.name).get(k, k): v for k, v in c.arguments.items()},
+                        agent.wire_tool_name(c.name),
+                        agent.wire_arguments(c.name, c.arguments),
                     )
                     for c in message.tool_calls
                 )
                 message = Message(message.role, message.content, calls)
             elif message.role == "tool" and message.name:
                 message = Message(
-                    "tool", message.content, (), message.tool_call_id, self.wire_name(message.name)
+                    "tool",
+                    message.content,
+                    (),
+                    message.tool_call_id,
+                    agent.wire_tool_name(message.name),
                 )
             out.append(message)
         return out

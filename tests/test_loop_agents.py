@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from stacks import call
 
 from agentframe_core import AgentDefinition, EntryKind, tool
@@ -162,3 +163,13 @@ async def test_agent_model_is_requested(make_stack):
     await Session(stack, agent=agent(model="small")).run("x")
     await Session(stack, agent=agent(model="inherit")).run("x")
     assert [r.model for r in stack.adapter.requests] == ["small", None]
+
+
+async def test_an_override_naming_a_tool_the_stack_lacks_is_an_error(make_stack):
+    from agentframe_core.errors import UnknownToolOverrideError
+
+    stack = make_stack(["never"], [read])
+    bad = agent(toolNameOverrides={"grep": "search"})
+    with pytest.raises(UnknownToolOverrideError, match="grep"):
+        await Session(stack, agent=bad).run("x")
+    assert stack.adapter.requests == []

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import platform
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import click
 
 from .app import App, emit_json, pass_app
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 
 @dataclass
@@ -69,6 +73,7 @@ def doctor(app: App, as_json: bool) -> None:
         parts += [f"retriever={p.name}" for p in cfg.retrievers]
         profile = f" (profile {cfg.profile})" if cfg.profile else ""
         checks.append(Check("config", True, f"{source}{profile}: {' '.join(parts)}"))
+        checks.append(_agents_check(app, cfg))
     broken = [c for c in checks if not c.ok]
     if as_json:
         emit_json({"ok": not broken, "checks": [asdict(c) for c in checks]})
@@ -82,3 +87,21 @@ def doctor(app: App, as_json: bool) -> None:
         click.secho(summary, fg="green" if not broken else "red", bold=True)
     if broken:
         raise SystemExit(1)
+
+
+def _agents_check(app: App, cfg: Config) -> Check:
+    from pathlib import Path
+
+    from ..agents import find_agents
+
+    catalog = find_agents(app.host, cfg, Path.cwd())
+    names = ", ".join(catalog.names()) or "none"
+    if not catalog.errors:
+        return Check("agents", True, names)
+    return Check(
+        "agents",
+        False,
+        f"{len(catalog.errors)} definition file(s) cannot be used; usable: {names}",
+        "\n".join(str(error) for error in catalog.errors)
+        + "\n(`agentframe agents check` for more)",
+    )
