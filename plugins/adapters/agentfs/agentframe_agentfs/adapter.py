@@ -122,6 +122,8 @@ class AgentFSAdapter:
             await self._wait(paths, deadline)
             try:
                 answer = _read(paths)
+                if answer.tool_calls and self.options.native_tools and not request.tools:
+                    raise MalformedAnswerError(paths.answer, "tool calls, but no tool was offered")
             except MalformedAnswerError as err:
                 rejected += 1
                 _reject(paths)
@@ -133,14 +135,29 @@ class AgentFSAdapter:
             if answer.error is not None:
                 _reject(paths)  # so that a retry asks again instead of reading the failure
                 raise DrainerFailedError(paths.answer, answer.error)
-            return Completion(
-                content=answer.text,
-                tool_calls=answer.tool_calls,
-                usage=answer.usage,
-                finish_reason=answer.finish_reason
-                or ("tool_calls" if answer.tool_calls else "stop"),
-                model=answer.model or "agentfs",
+            return self._completion(answer)
+
+    def _completion(self, answer: Answer) -> Completion:
+        """The answer as the loop expects it from an adapter of these capabilities: without
+        native tool calling, a structured call is given back in the text form the loop parses
+        (`{"tool": ..., "args": ...}`, one call per reply)."""
+        text, calls = answer.text, answer.tool_calls
+        if calls and not self.options.native_tools:
+            if len(calls) > 1:
+                log.warning(
+                    "%d tool calls in one answer; text tool calling keeps the first", len(calls)
+                )
+            text = json.dumps(
+                {"tool": calls[0].name, "args": calls[0].arguments}, ensure_ascii=False
             )
+            calls = ()
+        return Completion(
+            content=text,
+            tool_calls=calls,
+            usage=answer.usage,
+            finish_reason=answer.finish_reason or ("tool_calls" if calls else "stop"),
+            model=answer.model or "agentfs",
+        )
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str | Completion]:
         completion = await self.complete(request)

@@ -179,6 +179,7 @@ class Drainer:
         return claimed
 
     def _start(self, paths: TaskPaths, on_done: Any) -> None:
+        log.info("claimed %s", paths.id)
         task = asyncio.create_task(self._answer(paths))
         self._active[paths.id] = task
 

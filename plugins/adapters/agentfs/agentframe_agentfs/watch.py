@@ -130,10 +130,10 @@ _hubs: dict[tuple[asyncio.AbstractEventLoop, str], _Hub] = {}
 
 def _hub(loop: asyncio.AbstractEventLoop, folder: str) -> _Hub:
     """The folder's hub on this loop, made if needed; hubs of closed loops are closed here."""
-    for key, hub in list(_hubs.items()):
-        if hub.loop.is_closed():
+    for key, old in list(_hubs.items()):
+        if old.loop.is_closed():
             del _hubs[key]
-            hub.close()
+            old.close()
     hub = _hubs.get((loop, folder))
     if hub is None:
         hub = _hubs[(loop, folder)] = _Hub(loop, folder)
