@@ -170,7 +170,10 @@ class AgentFSAdapter:
             return
         name = paths.done.name
         async with watch(
-            self.folder.outbox, name.__eq__, self.options.poll_interval, inotify=self._inotify
+            self.folder.outbox,
+            lambda changed, removed: changed == name and not removed,
+            self.options.poll_interval,
+            inotify=self._inotify,
         ) as changes:
             started = time.monotonic()
             while not paths.done.exists():

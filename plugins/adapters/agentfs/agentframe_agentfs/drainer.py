@@ -63,6 +63,11 @@ class DrainerSettings:
     inotify: bool | None = None
 
 
+def _new_work(name: str, removed: bool) -> bool:
+    """A task arrived (or came back for a retry), or a claim was given up."""
+    return name.endswith(CLAIM_SUFFIX) if removed else name.endswith(TASK_SUFFIX)
+
+
 class Drainer:
     def __init__(
         self,
@@ -82,6 +87,8 @@ class Drainer:
         self.failed = 0
         self._active: dict[str, asyncio.Task[None]] = {}
         self._unreadable: set[str] = set()
+        #: The last scan left unanswered tasks for want of a free worker.
+        self._backlog = False
         self._warned_tools = False
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -107,12 +114,8 @@ class Drainer:
             heartbeat.remove()
 
     async def _loop(self, stop: asyncio.Event) -> None:
-        interesting = (TASK_SUFFIX, CLAIM_SUFFIX)
         async with watch(
-            self.folder.inbox,
-            lambda name: name.endswith(interesting),
-            self.settings.poll_interval,
-            inotify=self.settings.inotify,
+            self.folder.inbox, _new_work, self.settings.poll_interval, inotify=self.settings.inotify
         ) as changes:
             stopping = asyncio.create_task(stop.wait())
             stopping.add_done_callback(lambda _: changes.poke())
@@ -128,6 +131,8 @@ class Drainer:
                         for paths in self._claim(room, takeover):
                             self._start(paths, changes.poke)
                             changes.reset()
+                    else:  # woken while every worker is busy: look again when one is free
+                        self._backlog = True
                     if time.monotonic() >= next_clean:
                         self._clean()
                         next_clean = time.monotonic() + TMP_MAX_AGE
@@ -160,8 +165,10 @@ class Drainer:
             with contextlib.suppress(FileNotFoundError):
                 waiting.append((entry.stat().st_mtime, task_id))
         claimed: list[TaskPaths] = []
+        self._backlog = False
         for _, task_id in sorted(waiting):
             if len(claimed) >= room:
+                self._backlog = True
                 break
             paths = self.folder.paths(task_id)
             won = claims.try_claim(paths, self.id) or (
@@ -185,7 +192,8 @@ class Drainer:
 
         def finished(_: asyncio.Task[None]) -> None:
             self._active.pop(paths.id, None)
-            on_done()
+            if self._backlog:  # tasks were left for want of a free worker: look again now
+                on_done()
 
         task.add_done_callback(finished)
 

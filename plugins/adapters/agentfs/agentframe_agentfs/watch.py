@@ -38,13 +38,9 @@ MIN_DELAY = 0.001
 GROWTH = 1.5
 IDLE_CLOSE = 2.0
 
-_IN_MODIFY_MASK = (
-    0x008  # IN_CLOSE_WRITE
-    | 0x040  # IN_MOVED_FROM
-    | 0x080  # IN_MOVED_TO
-    | 0x100  # IN_CREATE
-    | 0x200  # IN_DELETE
-)
+_IN_ARRIVED = 0x080 | 0x100  # IN_MOVED_TO, IN_CREATE
+_IN_REMOVED = 0x040 | 0x200  # IN_MOVED_FROM, IN_DELETE
+_IN_MASK = _IN_ARRIVED | _IN_REMOVED
 _IN_Q_OVERFLOW = 0x4000
 _IN_IGNORED = 0x8000  # the watch is gone (folder deleted or unmounted)
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len; then `len` bytes of NUL-padded name
@@ -84,7 +80,7 @@ class _Hub:
         fd = _libc.init1(os.O_NONBLOCK | os.O_CLOEXEC)
         if fd < 0:
             raise OSError(ctypes.get_errno(), f"inotify_init1: {os.strerror(ctypes.get_errno())}")
-        if _libc.add_watch(fd, os.fsencode(folder), _IN_MODIFY_MASK) < 0:
+        if _libc.add_watch(fd, os.fsencode(folder), _IN_MASK) < 0:
             errno = ctypes.get_errno()
             os.close(fd)
             raise OSError(errno, f"inotify_add_watch {folder}: {os.strerror(errno)}")
@@ -95,7 +91,7 @@ class _Hub:
         loop.add_reader(fd, self._readable)
 
     def _readable(self) -> None:
-        names: list[str] = []
+        names: list[tuple[str, bool]] = []
         everyone = False
         while True:
             try:
@@ -113,9 +109,9 @@ class _Hub:
                 if mask & (_IN_Q_OVERFLOW | _IN_IGNORED):
                     everyone = True
                 elif name:
-                    names.append(os.fsdecode(name))
+                    names.append((os.fsdecode(name), bool(mask & _IN_REMOVED)))
         for waiter in list(self.watches):
-            if everyone or any(waiter.match(name) for name in names):
+            if everyone or any(waiter.match(name, gone) for name, gone in names):
                 waiter.poke()
 
     def close(self) -> None:
@@ -126,6 +122,9 @@ class _Hub:
 
 
 _hubs: dict[tuple[asyncio.AbstractEventLoop, str], _Hub] = {}
+
+#: `match(name, removed)`: does this change concern the waiter?
+Match = Callable[[str, bool], bool]
 
 
 def _hub(loop: asyncio.AbstractEventLoop, folder: str) -> _Hub:
@@ -152,9 +151,7 @@ def _close_if_idle(key: tuple[asyncio.AbstractEventLoop, str], hub: _Hub) -> Non
 class Watch:
     """One waiter's view of a folder: `await wait(timeout)` between looks."""
 
-    def __init__(
-        self, match: Callable[[str], bool], poll_interval: float, hub: _Hub | None
-    ) -> None:
+    def __init__(self, match: Match, poll_interval: float, hub: _Hub | None) -> None:
         self.match = match
         self.poll_interval = poll_interval
         self._hub = hub
@@ -190,12 +187,13 @@ class Watch:
 @contextlib.asynccontextmanager
 async def watch(
     folder: Path,
-    match: Callable[[str], bool],
+    match: Match,
     poll_interval: float,
     *,
     inotify: bool | None = None,
 ) -> AsyncIterator[Watch]:
-    """Watch `folder` for names that satisfy `match`, for the duration of the block.
+    """Watch `folder` for changes that satisfy `match(name, removed)`: `removed` is false when
+    `name` was created or renamed into the folder, true when it was deleted or renamed away.
 
     `inotify`: None uses it when available, False never, True insists (raising OSError when it
     cannot be set up). The folder must exist.

@@ -33,13 +33,16 @@ def ask(text: str, label: str = "test:1") -> CompletionRequest:
     )
 
 
-def adapter(folder: Path, **options: object) -> AgentFSAdapter:
-    return AgentFSAdapter(AgentFSOptions(dir=folder, **options))  # type: ignore[arg-type]
+def adapter(folder: Path, inotify: bool | None = None, **options: object) -> AgentFSAdapter:
+    return AgentFSAdapter(AgentFSOptions(dir=folder, **options), inotify=inotify)  # type: ignore[arg-type]
 
 
-async def test_a_drainer_answers_and_a_repeat_is_a_cache_hit(tmp_path, start_drainer) -> None:
+@pytest.mark.parametrize("inotify", [None, False], ids=["inotify", "polling"])
+async def test_a_drainer_answers_and_a_repeat_is_a_cache_hit(
+    tmp_path, start_drainer, inotify
+) -> None:
     drainer = start_drainer(tmp_path, ["Paris."])
-    fs = adapter(tmp_path, timeout_seconds=30)
+    fs = adapter(tmp_path, inotify, timeout_seconds=30)
     completion = await fs.complete(ask("Capital of France?"))
     assert completion.content == "Paris." and completion.finish_reason == "stop"
     paths = fs.folder.paths(fs.envelope(ask("Capital of France?"))["task_id"])

@@ -22,9 +22,9 @@ async def wait_for_file(folder: Path, name: str, mode: bool | None, poll: float)
     """Seconds from start until `name` was seen."""
     start = time.monotonic()
     target = folder / name
-    async with watch(folder, name.__eq__, poll, inotify=mode) as changes:
+    async with watch(folder, lambda n, gone: n == name and not gone, poll, inotify=mode) as c:
         while not target.exists():
-            await changes.wait(10)
+            await c.wait(10)
     return time.monotonic() - start
 
 
@@ -48,7 +48,7 @@ async def test_a_file_renamed_in_by_another_process_is_seen(tmp_path: Path, mode
 
 
 async def test_polling_backs_off_to_the_poll_interval(tmp_path: Path) -> None:
-    async with watch(tmp_path, lambda _: True, 0.05, inotify=False) as changes:
+    async with watch(tmp_path, lambda *_: True, 0.05, inotify=False) as changes:
         start = time.monotonic()
         for _ in range(30):
             await changes.wait(10)
@@ -58,7 +58,7 @@ async def test_polling_backs_off_to_the_poll_interval(tmp_path: Path) -> None:
 
 
 async def test_poke_wakes_a_waiter(tmp_path: Path) -> None:
-    async with watch(tmp_path, lambda _: False, 30.0) as changes:
+    async with watch(tmp_path, lambda *_: False, 30.0) as changes:
         asyncio.get_running_loop().call_later(0.05, changes.poke)
         start = time.monotonic()
         await changes.wait(30.0)
@@ -74,7 +74,7 @@ async def test_waiters_of_a_folder_share_one_inotify_instance(tmp_path: Path) ->
                 count += "inotify" in os.readlink(fd)
         return count
 
-    async with watch(tmp_path, lambda _: False, 30.0) as first:
+    async with watch(tmp_path, lambda *_: False, 30.0) as first:
         assert first.inotify
         await asyncio.sleep(0.05)  # let any hub of an earlier loop finish closing
         with_one = inotify_fds()
@@ -92,7 +92,7 @@ async def test_waiters_of_a_folder_share_one_inotify_instance(tmp_path: Path) ->
 @pytest.mark.skipif(not inotify_available(), reason="no inotify here")
 def test_hubs_of_closed_loops_are_released(tmp_path: Path) -> None:
     async def once() -> None:
-        async with watch(tmp_path, lambda _: True, 1.0):
+        async with watch(tmp_path, lambda *_: True, 1.0):
             pass
 
     for _ in range(5):
