@@ -7,8 +7,11 @@ the answer then the sentinel (each atomically), and drops the claim. When its ad
 writes an answer whose `error` says why, so that the waiting adapter fails at once rather than
 at its timeout. A task envelope it cannot read gets such an answer too.
 
-The loop wakes when a task or a claim appears or goes (inotify), when a worker finishes, and
-every `poll_interval` regardless (stale claims, network file systems). Stopping (`stop` set,
+The loop wakes when a task arrives or a claim is given up (inotify), when a worker finishes
+with tasks left waiting, and every `poll_interval` regardless. With inotify it looks only at
+the tasks it was told about; it lists the whole inbox when it polls, when the kernel dropped
+events, after `poll_interval` without news (network file systems), and about every second to
+take over the tasks of dead drainers. Stopping (`stop` set,
 e.g. on SIGTERM) cancels the workers, gives their tasks back, and removes the heartbeat.
 """
 
@@ -63,6 +66,10 @@ class DrainerSettings:
     inotify: bool | None = None
 
 
+def _ids(names: set[str]) -> set[str]:
+    return {name.removesuffix(TASK_SUFFIX).removesuffix(CLAIM_SUFFIX) for name in names}
+
+
 def _new_work(name: str, removed: bool) -> bool:
     """A task arrived (or came back for a retry), or a claim was given up."""
     return name.endswith(CLAIM_SUFFIX) if removed else name.endswith(TASK_SUFFIX)
@@ -87,8 +94,8 @@ class Drainer:
         self.failed = 0
         self._active: dict[str, asyncio.Task[None]] = {}
         self._unreadable: set[str] = set()
-        #: The last scan left unanswered tasks for want of a free worker.
-        self._backlog = False
+        #: Tasks seen waiting and not yet claimed for want of a free worker.
+        self._backlog: set[str] = set()
         self._warned_tools = False
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -121,27 +128,38 @@ class Drainer:
             stopping.add_done_callback(lambda _: changes.poke())
             next_clean = time.monotonic() + TMP_MAX_AGE
             next_takeover = 0.0
+            look_at_all = True
             try:
                 while not stop.is_set():
-                    room = self.settings.workers - len(self._active)
-                    takeover = time.monotonic() >= next_takeover
+                    names = changes.take()
+                    if names is None:
+                        look_at_all = True
+                    else:  # only what inotify reported: the scan costs what changed, not
+                        self._backlog.update(_ids(names))  # what the folder holds
+                    now = time.monotonic()
+                    takeover = now >= next_takeover
                     if takeover:
-                        next_takeover = time.monotonic() + min(1.0, self.settings.stale_after / 4)
-                    if room > 0:
-                        for paths in self._claim(room, takeover):
+                        next_takeover = now + min(1.0, self.settings.stale_after / 4)
+                    room = self.settings.workers - len(self._active)
+                    if room > 0 and (look_at_all or takeover or self._backlog):
+                        if look_at_all or takeover:
+                            waiting = self._scan(takeover)
+                            look_at_all = False
+                        else:
+                            waiting = self._check(self._backlog)
+                        for paths in self._claim(waiting, room, takeover):
                             self._start(paths, changes.poke)
                             changes.reset()
-                    else:  # woken while every worker is busy: look again when one is free
-                        self._backlog = True
-                    if time.monotonic() >= next_clean:
+                    if now >= next_clean:
                         self._clean()
-                        next_clean = time.monotonic() + TMP_MAX_AGE
-                    await changes.wait(self.settings.poll_interval)
+                        next_clean = now + TMP_MAX_AGE
+                    if not await changes.wait(self.settings.poll_interval):
+                        look_at_all = True  # nothing said anything for a while: look anyway
             finally:
                 stopping.cancel()
 
-    def _claim(self, room: int, takeover: bool) -> list[TaskPaths]:
-        """Claim up to `room` unanswered tasks, oldest first."""
+    def _scan(self, takeover: bool) -> list[tuple[float, str]]:
+        """Every unanswered task of the inbox (claimed ones too, for a take-over)."""
         try:
             done = {n.removesuffix(DONE_SUFFIX) for n in os.listdir(self.folder.outbox)}
             entries = list(os.scandir(self.folder.inbox))
@@ -154,22 +172,49 @@ class Drainer:
             if not entry.name.endswith(TASK_SUFFIX):
                 continue
             task_id = entry.name.removesuffix(TASK_SUFFIX)
-            if task_id in done or task_id in self._active or task_id in self._unreadable:
-                continue
-            if not is_task_id(task_id):
-                self._unreadable.add(task_id)
-                log.error("%s: not a task id (64 hex characters): ignored", entry.path)
+            if task_id in done or not self._answerable(task_id, entry.path):
                 continue
             if not takeover and f"{task_id}{CLAIM_SUFFIX}" in names:
                 continue
             with contextlib.suppress(FileNotFoundError):
                 waiting.append((entry.stat().st_mtime, task_id))
+        return waiting
+
+    def _check(self, ids: set[str]) -> list[tuple[float, str]]:
+        """The unanswered tasks among `ids`."""
+        waiting: list[tuple[float, str]] = []
+        for task_id in ids:
+            if not self._answerable(task_id, self.folder.inbox / f"{task_id}{TASK_SUFFIX}"):
+                continue
+            paths = self.folder.paths(task_id)
+            try:
+                mtime = paths.task.stat().st_mtime
+            except FileNotFoundError:
+                continue
+            if not paths.done.exists():
+                waiting.append((mtime, task_id))
+        return waiting
+
+    def _answerable(self, task_id: str, path: str | os.PathLike[str]) -> bool:
+        if task_id in self._active or task_id in self._unreadable:
+            return False
+        if not is_task_id(task_id):
+            self._unreadable.add(task_id)
+            log.error("%s: not a task id (64 hex characters): ignored", path)
+            return False
+        return True
+
+    def _claim(
+        self, waiting: list[tuple[float, str]], room: int, takeover: bool
+    ) -> list[TaskPaths]:
+        """Claim up to `room` of the `waiting` tasks, oldest first; the rest are the backlog,
+        looked at again when a worker is free."""
         claimed: list[TaskPaths] = []
-        self._backlog = False
-        for _, task_id in sorted(waiting):
+        ordered = [task_id for _, task_id in sorted(waiting)]
+        for n, task_id in enumerate(ordered):
             if len(claimed) >= room:
-                self._backlog = True
-                break
+                self._backlog = set(ordered[n:])
+                return claimed
             paths = self.folder.paths(task_id)
             won = claims.try_claim(paths, self.id) or (
                 takeover
@@ -179,10 +224,11 @@ class Drainer:
             )
             if not won:
                 continue
-            if paths.done.exists():  # answered between the scan and the claim
+            if paths.done.exists():  # answered between the look and the claim
                 claims.release(paths, self.id)
                 continue
             claimed.append(paths)
+        self._backlog = set()
         return claimed
 
     def _start(self, paths: TaskPaths, on_done: Any) -> None:

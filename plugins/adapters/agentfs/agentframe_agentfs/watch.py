@@ -111,8 +111,12 @@ class _Hub:
                 elif name:
                     names.append((os.fsdecode(name), bool(mask & _IN_REMOVED)))
         for waiter in list(self.watches):
-            if everyone or any(waiter.match(name, gone) for name, gone in names):
-                waiter.poke()
+            if everyone:
+                waiter.changed(None)
+                continue
+            matched = [name for name, gone in names if waiter.match(name, gone)]
+            if matched:
+                waiter.changed(matched)
 
     def close(self) -> None:
         if self.idle is not None:
@@ -157,6 +161,7 @@ class Watch:
         self._hub = hub
         self._event = asyncio.Event()
         self._delay = MIN_DELAY
+        self._names: set[str] | None = set()
 
     @property
     def inotify(self) -> bool:
@@ -166,13 +171,29 @@ class Watch:
         """Make the current or next `wait` return at once (a change, or a reason to look)."""
         self._event.set()
 
+    def changed(self, names: list[str] | None) -> None:
+        """Matching names changed (None: some unknown ones did); wakes the waiter."""
+        if names is None or self._names is None:
+            self._names = None
+        else:
+            self._names.update(names)
+        self._event.set()
+
+    def take(self) -> set[str] | None:
+        """The names that changed since the last call, or None when they are not known
+        (polling; or the kernel dropped events): then look at the whole folder."""
+        if self._hub is None:
+            return None
+        names, self._names = self._names, set()
+        return names
+
     def reset(self) -> None:
         """Something happened: poll fast again (polling mode only)."""
         self._delay = MIN_DELAY
 
-    async def wait(self, timeout: float) -> None:
-        """Return when a matching change or a poke came since the last call, or when it is
-        time to look anyway; never later than `timeout` seconds."""
+    async def wait(self, timeout: float) -> bool:
+        """Return when a matching change or a poke came since the last call (True), or when
+        it is time to look anyway (False); never later than `timeout` seconds."""
         if self._hub is not None:
             delay = min(self.poll_interval, timeout)
         else:
@@ -181,7 +202,9 @@ class Watch:
         if not self._event.is_set() and delay > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._event.wait(), delay)
+        woken = self._event.is_set()
         self._event.clear()
+        return woken
 
 
 @contextlib.asynccontextmanager
