@@ -11,8 +11,8 @@ The loop wakes when a task arrives or a claim is given up (inotify), when a work
 with tasks left waiting, and every `poll_interval` regardless. With inotify it looks only at
 the tasks it was told about; it lists the whole inbox when it polls, when the kernel dropped
 events, after `poll_interval` without news (network file systems), and about every second to
-take over the tasks of dead drainers. Stopping (`stop` set,
-e.g. on SIGTERM) cancels the workers, gives their tasks back, and removes the heartbeat.
+take over the tasks of dead drainers. Stopping (`stop` set, e.g. on SIGTERM) cancels the
+workers, gives their tasks back, and removes the heartbeat.
 """
 
 from __future__ import annotations
@@ -134,8 +134,8 @@ class Drainer:
                     names = changes.take()
                     if names is None:
                         look_at_all = True
-                    else:  # only what inotify reported: the scan costs what changed, not
-                        self._backlog.update(_ids(names))  # what the folder holds
+                    else:  # what inotify reported: a look costs what changed, not the folder
+                        self._backlog.update(_ids(names))
                     now = time.monotonic()
                     takeover = now >= next_takeover
                     if takeover:
