@@ -195,7 +195,11 @@ def test_anything_but_a_whole_json_fence_is_kept(text: str) -> None:
     assert strip_fence(text) == text
 
 
-@given(st.text().filter(lambda s: "```" not in s), st.sampled_from(["", "json", "JSON"]))
+# (a trailing CR would make the closing line's ending a CRLF: not part of the inner text)
+@given(
+    st.text().filter(lambda s: "```" not in s and not s.endswith("\r")),
+    st.sampled_from(["", "json", "JSON"]),
+)
 def test_fence_strip_inverts_fencing(inner: str, lang: str) -> None:
     assert strip_fence(f"```{lang}\n{inner}\n```") == inner
 
