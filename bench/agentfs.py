@@ -218,8 +218,13 @@ async def main() -> None:
             f"{name:18}{r['tasks']:>6.0f}{r['p50']:>10.2f}{r['p99']:>10.2f}{r['mean']:>10.2f}"
             f"{r['throughput']:>10.1f}{r['conc_p50']:>10.2f}"
         )
-    expected = (args.wave / 2 + args.baseline_poll / 2) * 1000
-    print(f"baseline expectation: wave/2 + tick/2 = {expected:.0f} ms per round trip")
+    random_arrival = (args.wave / 2 + args.baseline_poll / 2) * 1000
+    print(
+        f"baseline, expected: a caller asking again as soon as it is answered waits a whole "
+        f"wave ({args.wave * 1000:.0f} ms: its next task lands just after a scan); a task "
+        f"arriving at a random moment waits wave/2 + tick/2 = {random_arrival:.0f} ms; "
+        f"{CONCURRENCY} concurrent tasks go at most {CONCURRENCY / args.wave:.0f} per second"
+    )
     base, fast = results["baseline/waves"], results["agentfs/inotify"]
     print(
         f"agentfs/inotify vs baseline: p50 {base['p50'] / fast['p50']:.0f}x faster, "
