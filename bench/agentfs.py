@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -208,6 +209,7 @@ async def main() -> None:
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
+        shutil.rmtree(root, ignore_errors=True)
 
     print(
         f"round trip with an instant drainer (ms); throughput with {CONCURRENCY} concurrent tasks"
