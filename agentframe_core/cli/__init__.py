@@ -104,7 +104,7 @@ def cli(ctx: click.Context, config_file: str | None, profile: str | None, verbos
     With no config file, the embedded default stack runs: a local llama.cpp model, SQLite
     sessions and the default context builder. `agentframe config show` prints it.
     """
-    ctx.obj = App(config_file=config_file, profile=profile, verbose=verbose)
+    ctx.ensure_object(App).configure(config_file, profile, verbose)
 
 
 def main(argv: list[str] | None = None) -> Any:

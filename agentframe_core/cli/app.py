@@ -29,9 +29,12 @@ class App:
     verbose: int = 0
     _host: PluginHost | None = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        level = [logging.WARNING, logging.INFO, logging.DEBUG][min(self.verbose, 2)]
-        logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    def configure(self, config_file: str | None, profile: str | None, verbose: int) -> None:
+        """Apply the root options (the App may exist already: resolving a plugin command
+        needs the plugin host before the root callback runs)."""
+        self.config_file, self.profile, self.verbose = config_file, profile, verbose
+        level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
+        logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
 
     @property
     def host(self) -> PluginHost:
