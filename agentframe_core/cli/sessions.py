@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import sys
+import tempfile
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import click
 
 from .app import App, emit_json, pass_app
 
 if TYPE_CHECKING:
-    from ..protocols import Store
+    from ..model import SessionInfo
+    from ..protocols import Store, StoredEntry
 
 T = TypeVar("T")
 
@@ -38,7 +44,7 @@ def _when(ns: int) -> str:
 
 @click.group()
 def sessions() -> None:
-    """List, show and remove sessions of the configured store."""
+    """List, show, remove, export, import and prune sessions of the configured store."""
 
 
 @sessions.command("list")
@@ -117,3 +123,186 @@ def rm(app: App, session_ids: tuple[str, ...]) -> None:
 
     for session_id in with_store(app, work):
         click.echo(f"deleted {session_id}")
+
+
+# -- export, import, prune: generic over the optional store protocols ------------------------
+
+
+def _capable(store: Store, protocol: type, what: str, lacks: str | None = None) -> None:
+    if not isinstance(store, protocol):
+        lacks = lacks or f"it does not implement {protocol.__name__}"
+        raise click.ClickException(
+            f"the configured store ({type(store).__name__}) cannot {what}: {lacks}"
+        )
+
+
+@sessions.command()
+@click.argument("session_ids", nargs=-1)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write to FILE (replaced only once the export is complete) instead of stdout.",
+)
+@pass_app
+def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
+    """Write sessions (all of them, or SESSION_IDS) as JSON Lines: every entry, with its
+    pending and subsumed state, in order. `agentframe sessions import` reads it back."""
+    from ..protocols import ExportableStore
+    from ..transfer import dump_line
+
+    async def work(store: Store) -> list[tuple[str, list[StoredEntry]]]:
+        _capable(store, ExportableStore, "export sessions")
+        assert isinstance(store, ExportableStore)
+        known = [info.id for info in await store.sessions()]
+        missing = [s for s in session_ids if s not in known]
+        if missing:
+            raise click.ClickException(f"no such session(s): {', '.join(missing)}")
+        wanted = list(dict.fromkeys(session_ids)) or known[::-1]  # all: oldest first
+        return [(session_id, await store.history(session_id)) for session_id in wanted]
+
+    lines = [  # all of them before writing any: an entry that cannot be written stops it all
+        dump_line(session_id, record)
+        for session_id, records in with_store(app, work)
+        for record in records
+    ]
+    if output is None:
+        for line in lines:
+            click.echo(line)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            for line in lines:
+                file.write(line + "\n")
+        os.replace(temporary, output)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@sessions.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--replace", is_flag=True, help="Overwrite sessions that already exist.")
+@pass_app
+def import_(app: App, file: str, replace: bool) -> None:
+    """Recreate the sessions of a JSON Lines export (FILE, or - for stdin), exactly. The
+    whole file is checked first: a bad line is reported and nothing is imported."""
+    from ..protocols import ExportableStore
+    from ..transfer import read_lines
+
+    if file == "-":
+        found = read_lines(sys.stdin, "<stdin>")
+    else:
+        with open(file, encoding="utf-8") as stream:
+            found = read_lines(stream, file)
+
+    async def work(store: Store) -> None:
+        _capable(store, ExportableStore, "import sessions")
+        assert isinstance(store, ExportableStore)
+        existing = {info.id for info in await store.sessions()} & found.keys()
+        if existing and not replace:
+            raise click.ClickException(
+                f"already in the store: {', '.join(sorted(existing))} "
+                "(--replace overwrites them); nothing was imported"
+            )
+        for session_id, records in found.items():
+            await store.restore(session_id, records)
+
+    with_store(app, work)
+    entries = sum(len(records) for records in found.values())
+    click.echo(f"imported {len(found)} session(s), {entries} entries, from {file}")
+
+
+_AGE = re.compile(r"(\d+)\s*([smhdw])")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def _age(_ctx: click.Context, _param: click.Parameter, value: str | None) -> timedelta | None:
+    if value is None:
+        return None
+    match = _AGE.fullmatch(value.strip())
+    if match is None:
+        raise click.BadParameter(f"{value!r} is not an age like 30d, 12h, 90m, 45s or 2w")
+    return timedelta(**{_UNITS[match[2]]: int(match[1])})
+
+
+def _doomed(
+    newest_first: list[SessionInfo], older_than: timedelta | None, keep_last: int | None
+) -> list[str]:
+    """What `PrunableStore.prune` deletes by its contract, for `--dry-run`."""
+    from ..model import now_ns
+
+    doomed: set[str] = set()
+    if older_than is not None:
+        cutoff = now_ns() - int(older_than.total_seconds() * 1e9)
+        doomed |= {info.id for info in newest_first if info.updated_at < cutoff}
+    if keep_last is not None:
+        doomed |= {info.id for info in newest_first[keep_last:]}
+    return sorted(doomed)
+
+
+@runtime_checkable
+class _Vacuumable(Protocol):
+    async def vacuum(self) -> None: ...
+
+
+@sessions.command()
+@click.option(
+    "--older-than",
+    metavar="AGE",
+    callback=_age,
+    help="Delete sessions not updated for AGE: 30d, 12h, 90m, 45s, 2w.",
+)
+@click.option(
+    "--keep-last",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Delete all but the N most recently updated sessions.",
+)
+@click.option("--vacuum", is_flag=True, help="Then give the freed space back to the disk.")
+@click.option("--dry-run", is_flag=True, help="Only list what would be deleted.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+@pass_app
+def prune(
+    app: App,
+    older_than: timedelta | None,
+    keep_last: int | None,
+    vacuum: bool,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """Delete old sessions. With both rules, a session either rule selects is deleted: keep at
+    most N sessions, none older than AGE."""
+    from ..protocols import PrunableStore
+
+    if older_than is None and keep_last is None and not vacuum:
+        raise click.UsageError("say what to prune: --older-than AGE and/or --keep-last N")
+
+    async def work(store: Store) -> list[str]:
+        rules = older_than is not None or keep_last is not None
+        if rules:
+            _capable(store, PrunableStore, "prune sessions")
+        if vacuum:
+            _capable(store, _Vacuumable, "vacuum", "it has no vacuum() method")
+        if dry_run:
+            return _doomed(await store.sessions(), older_than, keep_last) if rules else []
+        deleted: list[str] = []
+        if rules:
+            assert isinstance(store, PrunableStore)
+            deleted = await store.prune(older_than=older_than, keep_last=keep_last)
+        if vacuum:
+            assert isinstance(store, _Vacuumable)
+            await store.vacuum()
+        return deleted
+
+    deleted = with_store(app, work)
+    vacuumed = vacuum and not dry_run
+    if as_json:
+        emit_json({"deleted": deleted, "dry_run": dry_run, "vacuumed": vacuumed})
+        return
+    verb = "would delete" if dry_run else "deleted"
+    for session_id in deleted:
+        click.echo(f"{verb} {session_id}")
+    click.echo(f"{verb} {len(deleted)} session(s)" + (", vacuumed" if vacuumed else ""))
