@@ -68,11 +68,12 @@ def test_wrong_type(host, tmp_path):
 
 
 def test_unknown_use_lists_installed_names_and_install_hint(host, tmp_path):
-    path = write(tmp_path, GOOD.replace("{use: memory}", "{use: sqlite}"))
+    # A first-party store that this checkout does not install (sqlite is in requirements.txt).
+    path = write(tmp_path, GOOD.replace("{use: memory}", "{use: postgres}"))
     [issue] = issues(host, path)
-    assert issue.startswith(f"{path}:4: store.use: unknown store 'sqlite'; installed:")
+    assert issue.startswith(f"{path}:4: store.use: unknown store 'postgres'; installed:")
     assert "memory" in issue
-    assert "pip install agentframe-store-sqlite" in issue
+    assert "pip install agentframe-store-postgres" in issue
 
 
 def test_unknown_use_suggests_a_close_name(host, tmp_path):

@@ -1,0 +1,369 @@
+"""`SqliteStore`: the Store contract (and export, prune, search) over one SQLite file.
+
+The event loop never touches the disk: writes run on one thread with its own connection, in
+arrival order, each one `BEGIN IMMEDIATE` transaction; reads run on a second thread with a
+second connection, so a `context()` never waits behind another session's fsync (WAL mode:
+a reader sees the last commit, never a half-applied one). Several processes can share the
+file; a writer waits up to the busy timeout while another process holds the write lock.
+`bench/store.py` compares this with `asyncio.to_thread` and a connection per pool thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from agentframe_core.model import Compaction, Entry, EntryKind, SessionInfo, now_ns
+from agentframe_core.protocols import StoredEntry
+
+from .errors import StoreBusyError
+from .schema import Synchronous, open_database
+
+__all__ = ["SqliteStore"]
+
+T = TypeVar("T")
+
+_KINDS = {kind.value: kind for kind in EntryKind}
+_COLUMNS = "id, kind, content, tool_call_id, tool_name, tag, origin, meta, created_at"
+_SESSION_KEY = "(SELECT key FROM sessions WHERE id = ?)"
+
+_TOUCH_SESSION = """
+    INSERT INTO sessions (id, created_at, updated_at, entries, title) VALUES (?1, ?2, ?2, ?3, ?4)
+    ON CONFLICT (id) DO UPDATE SET
+        updated_at = max(updated_at, excluded.updated_at),
+        entries = entries + excluded.entries,
+        title = coalesce(title, excluded.title)
+    RETURNING key
+"""
+_INSERT_ENTRY = f"""
+    INSERT INTO entries (session, {_COLUMNS}, pending, subsumed)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_CONTEXT = f"""
+    SELECT {_COLUMNS} FROM entries
+    WHERE session = {_SESSION_KEY} AND pending = 0 AND subsumed = 0
+    ORDER BY created_at, seq
+"""
+_HISTORY = f"""
+    SELECT {_COLUMNS}, pending, subsumed FROM entries
+    WHERE session = {_SESSION_KEY}
+    ORDER BY created_at, seq
+"""
+_SEARCH = f"""
+    SELECT {", ".join("e." + c for c in _COLUMNS.split(", "))}
+    FROM entries_fts JOIN entries AS e ON e.seq = entries_fts.rowid
+    WHERE entries_fts MATCH ? AND e.session = {_SESSION_KEY}
+    ORDER BY bm25(entries_fts), e.created_at, e.seq
+    LIMIT ?
+"""
+
+
+class Worker:
+    """One connection and the one thread that uses it."""
+
+    def __init__(self, role: str, path: Path, busy_timeout: float, synchronous: Synchronous):
+        self.thread = ThreadPoolExecutor(1, thread_name_prefix=f"agentframe-sqlite-{role}")
+        opening = self.thread.submit(
+            open_database, path, busy_timeout=busy_timeout, synchronous=synchronous
+        )
+        try:
+            self.db = opening.result()
+        except BaseException:
+            self.thread.shutdown()
+            raise
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.thread, function, *args)
+
+    def close(self) -> None:
+        self.thread.submit(self.db.close).result()
+        self.thread.shutdown()
+
+
+class SqliteStore:
+    """Sessions in one SQLite file. Create it with the path; close it with `aclose()`."""
+
+    def __init__(
+        self, path: Path | str, *, busy_timeout: float = 5.0, synchronous: Synchronous = "full"
+    ) -> None:
+        self.path = Path(path)
+        self.busy_timeout = busy_timeout
+        self._closed = False
+        self._writer = Worker("write", self.path, busy_timeout, synchronous)  # migrates
+        try:
+            self._reader = Worker("read", self.path, busy_timeout, synchronous)
+        except BaseException:
+            self._writer.close()
+            raise
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self.path)!r})"
+
+    async def _run(self, function: Callable[..., T], *args: Any) -> T:
+        """Run a write on the writer thread."""
+        if self._closed:
+            raise RuntimeError(f"{self!r} is closed")
+        return await self._writer.run(function, *args)
+
+    async def _read(self, function: Callable[..., T], *args: Any) -> T:
+        """Run a read on the reader thread."""
+        if self._closed:
+            raise RuntimeError(f"{self!r} is closed")
+        return await self._reader.run(function, *args)
+
+    async def aclose(self) -> None:
+        """Close both connections (the last one checkpoints the WAL) and stop their threads."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.to_thread(self._reader.close)
+        await asyncio.to_thread(self._writer.close)
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taking the write lock up front (waiting up to the busy
+        timeout for another process): never a read lock upgraded half-way."""
+        db = self._writer.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            if err.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+                raise
+            raise StoreBusyError(
+                f"{self.path}: another process held the write lock for more than "
+                f"{self.busy_timeout:g} s; nothing was written (raise `store.busy_timeout` "
+                "if that process is expected to hold it that long)"
+            ) from err
+        try:
+            yield db
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    # -- the Store contract -------------------------------------------------------------------
+
+    async def append(self, session_id: str, entry: Entry) -> None:
+        await self._run(self._add, session_id, entry, False)
+
+    async def enqueue(self, session_id: str, entry: Entry) -> None:
+        await self._run(self._add, session_id, entry, True)
+
+    def _add(self, session_id: str, entry: Entry, pending: bool) -> None:
+        row = _encode(entry)
+        with self._write() as db:
+            key = _touch(db, session_id, 1, _title(entry))
+            _insert(db, session_id, key, row, pending, False)
+
+    async def claim_pending(self, session_id: str, at: int) -> int:
+        return await self._run(self._claim, session_id, at)
+
+    def _claim(self, session_id: str, at: int) -> int:
+        where = f"session = {_SESSION_KEY} AND pending = 1 AND created_at <= ?"
+        due = self._writer.db.execute(
+            f"SELECT EXISTS (SELECT 1 FROM entries WHERE {where})", (session_id, at)
+        )
+        if not due.fetchone()[0]:  # the common case, without taking the write lock
+            return 0
+        with self._write() as db:
+            return db.execute(
+                f"UPDATE entries SET pending = 0 WHERE {where}", (session_id, at)
+            ).rowcount
+
+    async def context(self, session_id: str) -> list[Entry]:
+        return await self._read(self._context, session_id)
+
+    def _context(self, session_id: str) -> list[Entry]:
+        return [_decode(row) for row in self._reader.db.execute(_CONTEXT, (session_id,))]
+
+    async def compact(self, session_id: str, compaction: Compaction) -> None:
+        await self._run(self._compact, session_id, compaction)
+
+    def _compact(self, session_id: str, compaction: Compaction) -> None:
+        marker = compaction.marker
+        if marker.kind is not EntryKind.COMPACTION:
+            raise ValueError("a compaction marker must have kind 'compaction'")
+        row = _encode(marker)
+        with self._write() as db:
+            key = _touch(db, session_id, 1, None)
+            _insert(db, session_id, key, row, False, False)
+            db.executemany(
+                "UPDATE entries SET subsumed = 1 WHERE session = ? AND id = ?",
+                ((key, entry_id) for entry_id in compaction.subsumes),
+            )
+
+    async def sessions(self) -> list[SessionInfo]:
+        return await self._read(self._sessions)
+
+    def _sessions(self) -> list[SessionInfo]:
+        rows = self._reader.db.execute(
+            "SELECT id, created_at, updated_at, entries, title FROM sessions "
+            "ORDER BY updated_at DESC, key DESC"
+        )
+        return [SessionInfo(*row) for row in rows]
+
+    async def delete(self, session_id: str) -> None:
+        await self._run(self._delete, session_id)
+
+    def _delete(self, session_id: str) -> None:
+        with self._write() as db:
+            _drop(db, session_id)
+
+    # -- ExportableStore ----------------------------------------------------------------------
+
+    async def history(self, session_id: str) -> list[StoredEntry]:
+        return await self._read(self._history, session_id)
+
+    def _history(self, session_id: str) -> list[StoredEntry]:
+        rows = self._reader.db.execute(_HISTORY, (session_id,))
+        return [StoredEntry(_decode(row), bool(row[-2]), bool(row[-1])) for row in rows]
+
+    async def restore(self, session_id: str, records: Sequence[StoredEntry]) -> None:
+        await self._run(self._restore, session_id, records)
+
+    def _restore(self, session_id: str, records: Sequence[StoredEntry]) -> None:
+        seen: set[str] = set()
+        for record in records:  # checked before the transaction: a refused restore changes nothing
+            if record.entry.id in seen:
+                raise ValueError(f"entry {record.entry.id!r} appears twice in the records")
+            seen.add(record.entry.id)
+        rows = [(*_encode(r.entry), r.pending, r.subsumed) for r in records]
+        title = next(filter(None, (_title(r.entry) for r in records)), None)
+        with self._write() as db:
+            _drop(db, session_id)
+            key = _touch(db, session_id, len(rows), title)
+            db.executemany(_INSERT_ENTRY, ((key, *row) for row in rows))
+
+    # -- PrunableStore, and reclaiming space --------------------------------------------------
+
+    async def prune(
+        self, *, older_than: timedelta | None = None, keep_last: int | None = None
+    ) -> list[str]:
+        return await self._run(self._prune, older_than, keep_last)
+
+    def _prune(self, older_than: timedelta | None, keep_last: int | None) -> list[str]:
+        with self._write() as db:
+            newest_first = db.execute(
+                "SELECT id, updated_at FROM sessions ORDER BY updated_at DESC, key DESC"
+            ).fetchall()
+            doomed: set[str] = set()
+            if older_than is not None:
+                cutoff = now_ns() - int(older_than.total_seconds() * 1e9)
+                doomed |= {sid for sid, updated_at in newest_first if updated_at < cutoff}
+            if keep_last is not None:
+                doomed |= {sid for sid, _ in newest_first[keep_last:]}
+            for session_id in doomed:
+                _drop(db, session_id)
+        return sorted(doomed)
+
+    async def vacuum(self) -> None:
+        """Give the space of deleted sessions back to the file system: merge the search
+        index, rebuild the file, and truncate the write-ahead log."""
+        await self._run(self._vacuum)
+
+    def _vacuum(self) -> None:
+        with self._write() as db:
+            db.execute("INSERT INTO entries_fts (entries_fts) VALUES ('optimize')")
+        self._writer.db.execute("VACUUM")
+        self._writer.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # -- SearchableStore ----------------------------------------------------------------------
+
+    async def search(self, session_id: str, query: str, limit: int = 10) -> list[Entry]:
+        """Entries (subsumed ones too) holding any word of `query`, best match (bm25) first.
+        The query is taken as plain words: FTS5 syntax in it is not interpreted."""
+        return await self._read(self._search, session_id, query, limit)
+
+    def _search(self, session_id: str, query: str, limit: int) -> list[Entry]:
+        words = _WORD.findall(query)
+        if not words or limit <= 0:
+            return []
+        match = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+        rows = self._reader.db.execute(_SEARCH, (match, session_id, limit))
+        return [_decode(row) for row in rows]
+
+
+_WORD = re.compile(r"\w+")
+
+
+# -- rows ------------------------------------------------------------------------------------
+
+Row = tuple[str, str, str, str | None, str | None, str | None, str | None, str | None, int]
+
+
+def _encode(entry: Entry) -> Row:
+    """The columns of `entry`, before any transaction starts (a bad entry writes nothing)."""
+    return (
+        entry.id,
+        entry.kind.value,
+        entry.content,
+        entry.tool_call_id,
+        entry.tool_name,
+        entry.tag,
+        None if entry.origin is None else _json(entry, "origin", entry.origin),
+        _json(entry, "meta", entry.meta) if entry.meta else None,
+        entry.created_at,
+    )
+
+
+def _json(entry: Entry, field: str, value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"entry {entry.id!r}: {field} must be JSON-serialisable: {err}") from err
+
+
+def _decode(row: Sequence[Any]) -> Entry:
+    entry_id, kind, content, tool_call_id, tool_name, tag, origin, meta, created_at = row[:9]
+    return Entry(
+        kind=_KINDS.get(kind) or EntryKind(kind),
+        content=content,
+        id=entry_id,
+        tool_call_id=tool_call_id,
+        tool_name=tool_name,
+        tag=tag,
+        origin=None if origin is None else json.loads(origin),
+        created_at=created_at,
+        meta={} if meta is None else json.loads(meta),
+    )
+
+
+def _title(entry: Entry) -> str | None:
+    """What `sessions()` shows for a session whose first user message is `entry`."""
+    if entry.kind is EntryKind.USER and entry.content.strip():
+        return entry.content.strip().splitlines()[0][:80]
+    return None
+
+
+def _touch(db: sqlite3.Connection, session_id: str, added: int, title: str | None) -> int:
+    """Create the session or mark it updated, counting `added` entries; its key."""
+    # fetchall: the RETURNING statement runs to its end now, not when the cursor is collected.
+    [(key,)] = db.execute(_TOUCH_SESSION, (session_id, now_ns(), added, title)).fetchall()
+    return int(key)
+
+
+def _insert(
+    db: sqlite3.Connection, session_id: str, key: int, row: Row, pending: bool, subsumed: bool
+) -> None:
+    try:
+        db.execute(_INSERT_ENTRY, (key, *row, pending, subsumed))
+    except sqlite3.IntegrityError as err:
+        if "UNIQUE" not in str(err):
+            raise
+        raise ValueError(f"entry {row[0]!r} is already in session {session_id!r}") from err
+
+
+def _drop(db: sqlite3.Connection, session_id: str) -> None:
+    found = db.execute("SELECT key FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if found is not None:
+        db.execute("DELETE FROM entries WHERE session = ?", found)
+        db.execute("DELETE FROM sessions WHERE key = ?", found)
