@@ -121,8 +121,8 @@ async def appends_per_second(store: Any, count: int, session_id: str = "appends"
 
 
 async def bench_appends(folder: Path, count: int, rounds: int = 10) -> None:
-    """Rounds interleave the stores, so that a burst of disk load from elsewhere hits them all
-    alike; each figure is the median over the rounds."""
+    """Rounds interleave the stores, each round in a rotated order, so that a burst of disk
+    load from elsewhere hits them all alike; each figure is the median over the rounds."""
     print(f"appends, one at a time, each durable when it returns ({count} per store):")
     stores: dict[str, Any] = {
         "memory": MemoryStore(),
@@ -133,10 +133,11 @@ async def bench_appends(folder: Path, count: int, rounds: int = 10) -> None:
         "sqlite synchronous=normal": SqliteStore(folder / "normal.db", synchronous="normal"),
     }
     rates: dict[str, list[float]] = {name: [] for name in stores}
-    for _ in range(rounds):
-        for name, store in stores.items():
+    order = list(stores)
+    for round_ in range(rounds):
+        for name in order[round_ % len(order) :] + order[: round_ % len(order)]:
             n = count * 10 // rounds if name == "memory" else count // rounds
-            rates[name].append(await appends_per_second(store, n))
+            rates[name].append(await appends_per_second(stores[name], n))
     memory = statistics.median(rates["memory"])
     for name, store in stores.items():
         rate = statistics.median(rates[name])
@@ -151,7 +152,7 @@ async def fill(store: ExportableStore, records: list[StoredEntry]) -> None:
 
 
 async def bench_context(folder: Path, sizes: list[int]) -> None:
-    print("\ncontext(): median ms per call")
+    print("\ncontext(): median µs per call")
     header = f"  {'stored':>8} {'visible':>8} {'memory':>10} {'sqlite':>10} {'ratio':>8}"
     folded: list[tuple[int, float, float]] = []
     print(header)
@@ -163,7 +164,7 @@ async def bench_context(folder: Path, sizes: list[int]) -> None:
         t_mem = await best(partial(memory.context, "s"))
         t_sql = await best(partial(sqlite.context, "s"))
         print(
-            f"  {size:>8,} {size:>8,} {t_mem * 1e3:>10.3f} {t_sql * 1e3:>10.3f} "
+            f"  {size:>8,} {size:>8,} {t_mem * 1e6:>10,.1f} {t_sql * 1e6:>10,.1f} "
             f"{t_sql / t_mem:>7,.0f}x"
         )
         subsumed = frozenset(r.entry.id for r in records[:-50])
@@ -187,7 +188,7 @@ async def bench_context(folder: Path, sizes: list[int]) -> None:
     print(header)
     for size, t_mem, t_sql in folded:
         print(
-            f"  {size:>8,} {51:>8} {t_mem * 1e3:>10.3f} {t_sql * 1e3:>10.3f} "
+            f"  {size:>8,} {51:>8} {t_mem * 1e6:>10,.1f} {t_sql * 1e6:>10,.1f} "
             f"{t_sql / t_mem:>7,.0f}x"
         )
     first, last = folded[0][2], folded[-1][2]
@@ -215,7 +216,7 @@ async def context_while_appending(store: Any, tasks: int, each: int, prefix: str
     return statistics.median(reads)
 
 
-async def bench_drivers(folder: Path, count: int, rounds: int = 3) -> None:
+async def bench_drivers(folder: Path, count: int, rounds: int = 4) -> None:
     print(
         "\nasync driver: the store's writer and reader threads (a connection each) vs "
         "asyncio.to_thread (a connection per pool thread); median of interleaved rounds"
@@ -231,7 +232,8 @@ async def bench_drivers(folder: Path, count: int, rounds: int = 3) -> None:
     each = max(count // (4 * rounds), 1)
     figures: dict[str, dict[str, list[float]]] = {name: {} for name in stores}
     for round_ in range(rounds):
-        for name, store in stores.items():
+        for name in list(stores)[:: 1 if round_ % 2 else -1]:
+            store = stores[name]
             measured = {
                 "context() of 200 entries, ms": await best(partial(store.context, "s"), 0.3) * 1e3,
                 "appends/s, 4 tasks at once": await appends_at_once(store, 4, each, f"a{round_}-"),
