@@ -1,0 +1,61 @@
+"""Typed errors: each names the URL that failed and says what to do about it."""
+
+from __future__ import annotations
+
+from agentframe_core.errors import AgentframeError
+
+__all__ = [
+    "AuthenticationError",
+    "BadRequestError",
+    "ConnectionFailedError",
+    "LLMError",
+    "ModelNotFoundError",
+    "ProtocolError",
+    "RateLimitError",
+    "ServerError",
+    "StreamInterruptedError",
+]
+
+
+class LLMError(AgentframeError):
+    """A model call failed. `url` is the endpoint, `status` the HTTP status if any."""
+
+    def __init__(self, message: str, *, url: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status = status
+
+
+class AuthenticationError(LLMError):
+    """401/403: the key is missing, wrong or lacks permission."""
+
+
+class ModelNotFoundError(LLMError):
+    def __init__(self, message: str, *, url: str, status: int | None, available: list[str]):
+        super().__init__(message, url=url, status=status)
+        self.available = available
+
+
+class RateLimitError(LLMError):
+    """429 after every retry (or a Retry-After longer than `backoff_max`)."""
+
+
+class ServerError(LLMError):
+    """5xx after every retry."""
+
+
+class BadRequestError(LLMError):
+    """Another 4xx: the server rejected the request; not retried."""
+
+
+class ConnectionFailedError(LLMError):
+    """No response: refused, dropped, timed out, after every retry."""
+
+
+class ProtocolError(LLMError):
+    """The server answered something that is not the OpenAI wire format."""
+
+
+class StreamInterruptedError(LLMError):
+    """The connection broke after part of a streamed reply was delivered (not retried:
+    the deltas already went to the caller)."""

@@ -1,0 +1,19 @@
+"""The adapter passes the conformance kit over real HTTP against the scripted server, with
+native tool calls (llama-server with SmolLM2 has none: see test_llama_server.py)."""
+
+from __future__ import annotations
+
+import pytest
+from agentframe_adapter_openai import OpenAIAdapter, OpenAIOptions
+from agentframe_adapter_openai.testing import Action, ScriptedServer
+
+from agentframe_core.testing import AdapterConformance
+from agentframe_core.testing.conformance.adapter import Scenario
+
+
+class TestOpenAIAdapterOverHTTP(AdapterConformance):
+    @pytest.fixture
+    def adapter(self, server: ScriptedServer, conformance_scenario: Scenario) -> OpenAIAdapter:
+        example = conformance_scenario.example
+        server.default = Action.reply(example.get("content", ""), example.get("tool_calls", ()))
+        return OpenAIAdapter(OpenAIOptions(base_url=server.url, api_key_env=None))
