@@ -1,0 +1,101 @@
+"""`LlamaCppAdapter`: the `openai` adapter pointed at the runtime's llama-server.
+
+Declares JSON-schema constrained decoding and no native tool calling: the loop renders tools
+into the prompt and sends the tool-union schema, which llama-server turns into a grammar, so
+even SmolLM2-135M returns valid calls. Every request asks the server to reuse its KV cache
+(`cache_prompt`), and the cached prompt tokens it reports come back in `usage`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+
+from agentframe_adapter_openai import ConnectionFailedError, OpenAIAdapter, OpenAIOptions
+
+from agentframe_core.llm import Capabilities, Completion, CompletionRequest
+
+from .options import LlamaCppOptions
+from .runtime import LlamaRuntime
+
+__all__ = ["LlamaCppAdapter"]
+
+
+class LlamaCppAdapter:
+    def __init__(self, options: LlamaCppOptions, runtime: LlamaRuntime | None = None) -> None:
+        """`runtime`: share one (its servers are then not stopped by `aclose`)."""
+        self.options = options
+        self.runtime = runtime or LlamaRuntime(options)
+        self._owns_runtime = runtime is None
+        self._adapters: dict[str, OpenAIAdapter] = {}
+        self._capabilities = Capabilities(
+            native_tools=False,
+            json_schema=True,
+            streaming=True,
+            context_window=options.models[options.default].ctx_size,
+        )
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self._capabilities
+
+    async def _route(self, request: CompletionRequest) -> tuple[OpenAIAdapter, CompletionRequest]:
+        """The adapter for the model the request names (an agent's `model`), server started."""
+        name = self.runtime.resolve(request.model)
+        url = f"{await self.runtime.ensure(name)}/v1"
+        adapter = self._adapters.get(name)
+        if adapter is None or adapter.options.base_url != url:
+            options = self.options
+            adapter = OpenAIAdapter(
+                OpenAIOptions(
+                    base_url=url,
+                    api_key_env=None,
+                    timeout=options.timeout,
+                    connect_timeout=5.0,
+                    max_retries=1,
+                    backoff_base=0.2,
+                    native_tools=False,
+                    json_schema=True,
+                    temperature=options.temperature,
+                    top_p=options.top_p,
+                    max_tokens=options.max_tokens,
+                    seed=options.seed,
+                    extra_body={"cache_prompt": True, **options.extra_body},
+                )
+            )
+            self._adapters[name] = adapter
+        return adapter, dataclasses.replace(request, model=name)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        adapter, routed = await self._route(request)
+        try:
+            return await adapter.complete(routed)
+        except ConnectionFailedError:
+            if self.runtime.alive(routed.model or ""):
+                raise
+        # The server died under the request: restart it (with backoff) and ask once more.
+        adapter, routed = await self._route(request)
+        return await adapter.complete(routed)
+
+    async def stream(self, request: CompletionRequest) -> AsyncIterator[str | Completion]:
+        adapter, routed = await self._route(request)
+        try:
+            # Connection failures surface before the first delta, so a retry repeats nothing.
+            stream = adapter.stream(routed)
+            first = await anext(stream)
+        except ConnectionFailedError:
+            if self.runtime.alive(routed.model or ""):
+                raise
+            adapter, routed = await self._route(request)
+            stream = adapter.stream(routed)
+            first = await anext(stream)
+        yield first
+        async for item in stream:
+            yield item
+
+    async def aclose(self) -> None:
+        for adapter in self._adapters.values():
+            await adapter.aclose()
+        self._adapters.clear()
+        if self._owns_runtime:
+            self.runtime.stop_owned()

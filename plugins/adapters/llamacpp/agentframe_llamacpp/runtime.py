@@ -1,0 +1,258 @@
+"""`LlamaRuntime`: the llama-server processes of one config, one per model (an ensemble).
+
+A server starts on first use (or `agentframe llama start`), is reused across agentframe
+processes through its state file, is restarted after a crash with exponential backoff, and
+is stopped on exit by the process that started it. Starting refuses to eat into the memory or
+disk reserves; models are fetched and verified by the `ModelStore`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import logging
+import time
+import weakref
+from pathlib import Path
+from typing import Any
+
+from agentframe_core.plugins import cache_dir
+
+from .binary import find_binary
+from .errors import RuntimeFailure, ServerStartError, UnknownModelError
+from .models import ModelFile, ModelStore
+from .options import LlamaCppOptions, ModelOptions
+from .reserves import MIB, check_disk, check_memory
+from .server import (
+    Server,
+    adopt,
+    free_port,
+    log_tail,
+    read_state,
+    spawn,
+    wait_healthy,
+    write_state,
+)
+
+__all__ = ["LlamaRuntime"]
+
+log = logging.getLogger("agentframe.llamacpp")
+
+#: A server that ran this long before crashing starts a fresh count of crashes in a row.
+STABLE_AFTER = 60.0
+#: Disk a server needs besides its model: its log, and room to work.
+LOG_DISK_MB = 64
+
+
+class LlamaRuntime:
+    def __init__(
+        self,
+        options: LlamaCppOptions,
+        *,
+        models_dir: Path | None = None,
+        state_dir: Path | None = None,
+    ) -> None:
+        self.options = options
+        self.store = ModelStore(models_dir or cache_dir() / "models", options.disk_reserve_mb)
+        self.state_dir = state_dir or cache_dir() / "llama"
+        self.servers: dict[str, Server] = {}
+        #: Restarts after a crash, per model (for status and tests).
+        self.restarts: dict[str, int] = {}
+        self._crashes: dict[str, list[float]] = {}
+        self._locks: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, asyncio.Lock]
+        ] = weakref.WeakKeyDictionary()
+        atexit.register(self.stop_owned)
+
+    # -- names -----------------------------------------------------------------------------
+
+    def resolve(self, requested: str | None) -> str:
+        """The model to use: the one asked for by name, else the default."""
+        if requested is None or requested in ("", "inherit"):
+            return self.options.default
+        if requested not in self.options.models:
+            raise UnknownModelError(
+                f"model {requested!r} is not configured for llamacpp; configured: "
+                f"{', '.join(self.options.models)} (add it under adapter.models)"
+            )
+        return requested
+
+    def model(self, name: str) -> ModelOptions:
+        return self.options.models[self.resolve(name)]
+
+    def state_file(self, name: str) -> Path:
+        return self.state_dir / f"{name}.json"
+
+    def log_file(self, name: str) -> Path:
+        return self.state_dir / f"{name}.log"
+
+    # -- running ---------------------------------------------------------------------------
+
+    def alive(self, name: str) -> bool:
+        server = self.servers.get(name)
+        return server is not None and server.alive()
+
+    async def ensure(self, name: str) -> str:
+        """The base URL of a healthy server for `name`, starting (or restarting) it first."""
+        async with self._lock(name):
+            server = self.servers.get(name)
+            if server is not None and server.alive():
+                return server.base_url
+            if server is not None:
+                del self.servers[name]
+                if server.owned:
+                    await self._after_crash(name, server)
+            return (await self._start(name, detached=False)).base_url
+
+    async def start(self, name: str, *, detached: bool = False) -> Server:
+        """Start `name` now (or find it running). A detached server outlives this process."""
+        async with self._lock(name):
+            server = self.servers.get(name)
+            if server is not None and server.alive():
+                return server
+            return await self._start(name, detached=detached)
+
+    async def _start(self, name: str, *, detached: bool) -> Server:
+        model = self.options.models[name]
+        binary = find_binary(self.options.binary_path)
+        found = await asyncio.to_thread(self.store.get, name, model)
+        running = await adopt(self.state_file(name), found.path)
+        if running is not None:
+            self.servers[name] = running
+            return running
+        check_memory(
+            f"llama-server for model {name!r}", _memory_need_mb(found), self.options.os_reserve_mb
+        )
+        check_disk(
+            f"starting llama-server for model {name!r}",
+            self.state_dir,
+            LOG_DISK_MB,
+            self.options.disk_reserve_mb,
+        )
+        host = self.options.host
+        port = model.port or free_port(host)
+        command = [
+            str(binary),
+            "--model",
+            str(found.path),
+            "--host",
+            host,
+            "--port",
+            str(port),
+            "--alias",
+            name,
+            *model.flags(),
+        ]
+        server = spawn(
+            name,
+            command,
+            host=host,
+            port=port,
+            model=found.path,
+            log=self.log_file(name),
+            detached=detached,
+        )
+        try:
+            await wait_healthy(server, self.options.start_timeout)
+        except BaseException:
+            server.stop()
+            raise
+        write_state(self.state_file(name), server.record)
+        self.servers[name] = server
+        log.info(
+            "llama-server for %r is up at %s (pid %d)", name, server.base_url, server.record.pid
+        )
+        return server
+
+    async def _after_crash(self, name: str, server: Server) -> None:
+        """Count a crash in a row and wait the backoff, or give up after `max_restarts`."""
+        now = time.monotonic()
+        crashes = self._crashes.setdefault(name, [])
+        if server.uptime > STABLE_AFTER:
+            crashes.clear()
+        crashes.append(now)
+        if len(crashes) > self.options.max_restarts:
+            crashes.clear()
+            raise ServerStartError(
+                f"llama-server for model {name!r} crashed {self.options.max_restarts + 1} times "
+                f"in a row; not restarting it again. The end of its log ({server.record.log}):\n"
+                + log_tail(Path(server.record.log), 15)
+            )
+        delay = min(60.0, self.options.restart_backoff * 2 ** (len(crashes) - 1))
+        code = server.process.returncode if server.process else "?"
+        log.warning("llama-server for %r exited (code %s); restarting in %.1fs", name, code, delay)
+        self.restarts[name] = self.restarts.get(name, 0) + 1
+        await asyncio.sleep(delay)
+
+    def stop(self, name: str) -> bool:
+        """Stop `name`'s server, whoever started it; True if one was running."""
+        server = self.servers.pop(name, None)
+        if server is None:
+            record = read_state(self.state_file(name))
+            server = Server(record, None) if record is not None else None
+        stopped = False
+        if server is not None and server.alive():
+            server.stop()
+            stopped = True
+        self.state_file(name).unlink(missing_ok=True)
+        return stopped
+
+    def stop_owned(self) -> None:
+        """Stop every server this process started (not detached ones, not adopted ones)."""
+        for name, server in list(self.servers.items()):
+            if server.owned:
+                server.stop()
+                self.servers.pop(name, None)
+                if (
+                    record := read_state(self.state_file(name))
+                ) and record.pid == server.record.pid:
+                    self.state_file(name).unlink(missing_ok=True)
+
+    def _lock(self, name: str) -> asyncio.Lock:
+        locks = self._locks.setdefault(asyncio.get_running_loop(), {})
+        return locks.setdefault(name, asyncio.Lock())
+
+    # -- reporting -------------------------------------------------------------------------
+
+    def status(self) -> list[dict[str, Any]]:
+        """One row per configured model: whether it runs, where, and its files."""
+        rows = []
+        for name, model in self.options.models.items():
+            server = self.servers.get(name)
+            record = server.record if server else read_state(self.state_file(name))
+            running = record is not None and (
+                server.alive() if server else Server(record, None).alive()
+            )
+            try:
+                found = self.store.locate(name, model)
+            except RuntimeFailure:
+                found = None
+            rows.append(
+                {
+                    "model": name,
+                    "default": name == self.options.default,
+                    "running": running,
+                    "pid": record.pid if running and record else None,
+                    "url": record.base_url if running and record else None,
+                    "owner": (record.owner or "detached") if running and record else None,
+                    "origin": model.source or model.path,
+                    "file": str(found.path) if found else None,
+                    "size": found.path.stat().st_size if found else None,
+                    "log": str(self.log_file(name)),
+                    "restarts": self.restarts.get(name, 0),
+                }
+            )
+        return rows
+
+    def pull(self, name: str, *, force: bool = False) -> ModelFile:
+        name = self.resolve(name)
+        found = self.store.pull(name, self.options.models[name], force=force)
+        self.store.verify(name, found)
+        return found
+
+
+def _memory_need_mb(found: ModelFile) -> int:
+    """About what a server for this model takes: the weights, plus a tenth for the KV cache
+    and compute buffers, plus a fixed overhead (an estimate: GGUF metadata is not read)."""
+    size_mb = found.path.stat().st_size // MIB
+    return size_mb + size_mb // 10 + 64

@@ -1,0 +1,231 @@
+"""One `llama-server` process: spawned in its own process group with its log in a file,
+waited on until `/health` answers, stopped with its whole group, and described by a small
+state file so other agentframe processes (and `agentframe llama`) can find it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections import deque
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+from .errors import ServerStartError
+
+__all__ = ["Server", "ServerRecord", "adopt", "free_port", "log_tail", "spawn", "wait_healthy"]
+
+LOG_ROTATE_BYTES = 5 * 1024 * 1024
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRecord:
+    """What the state file says about a running server."""
+
+    name: str
+    pid: int
+    host: str
+    port: int
+    model: str
+    log: str
+    started_at: float
+    #: The agentframe process that stops it on exit; None when started detached.
+    owner: int | None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+
+class Server:
+    def __init__(self, record: ServerRecord, process: subprocess.Popen[bytes] | None) -> None:
+        self.record = record
+        self.process = process
+
+    @property
+    def owned(self) -> bool:
+        """Started by this process, to be stopped when it exits."""
+        return self.process is not None and self.record.owner == os.getpid()
+
+    @property
+    def base_url(self) -> str:
+        return self.record.base_url
+
+    @property
+    def uptime(self) -> float:
+        return time.time() - self.record.started_at
+
+    def alive(self) -> bool:
+        if self.process is not None:
+            return self.process.poll() is None
+        return pid_alive(self.record.pid)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM the server's process group, then SIGKILL what is left after `timeout`."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.record.pid, sig)
+            if self._wait(timeout):
+                return
+
+    def _wait(self, timeout: float) -> bool:
+        if self.process is not None:
+            try:
+                self.process.wait(timeout)
+                return True
+            except subprocess.TimeoutExpired:
+                return False
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not pid_alive(self.record.pid):
+                return True
+            time.sleep(0.05)
+        return False
+
+
+def pid_alive(pid: int) -> bool:
+    """Is `pid` a running process? A zombie (dead, not yet reaped) is not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def free_port(host: str) -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: get SIGTERM when the parent dies (Linux), so even a
+    SIGKILLed agentframe leaves no llama-server behind."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _open_log(path: Path) -> IO[bytes]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > LOG_ROTATE_BYTES:
+            os.replace(path, path.with_name(path.name + ".1"))
+    return open(path, "ab")
+
+
+def spawn(
+    name: str,
+    command: list[str],
+    *,
+    host: str,
+    port: int,
+    model: Path,
+    log: Path,
+    detached: bool,
+) -> Server:
+    """Start `command` in a new session (its own process group), output appended to `log`."""
+    with _open_log(log) as log_file:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        log_file.write(f"\n=== agentframe {stamp}: {' '.join(command)}\n".encode())
+        log_file.flush()
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=None if detached else _die_with_parent,
+        )
+    record = ServerRecord(
+        name=name,
+        pid=process.pid,
+        host=host,
+        port=port,
+        model=str(model),
+        log=str(log),
+        started_at=time.time(),
+        owner=None if detached else os.getpid(),
+    )
+    return Server(record, process)
+
+
+async def wait_healthy(server: Server, timeout: float) -> None:
+    """Poll `/health` until it answers 200; fail with the log's tail if the process exits
+    or `timeout` passes."""
+    url = f"{server.base_url}/health"
+    deadline = time.monotonic() + timeout
+    async with httpx.AsyncClient(timeout=2.0) as client:
+        while True:
+            if not server.alive():
+                code = server.process.returncode if server.process else "?"
+                raise ServerStartError(
+                    f"llama-server for model {server.record.name!r} exited (code {code}) while "
+                    f"starting. The end of its log ({server.record.log}):\n"
+                    + log_tail(Path(server.record.log), 15)
+                )
+            with contextlib.suppress(httpx.HTTPError):
+                if (await client.get(url)).status_code == 200:
+                    return
+            if time.monotonic() > deadline:
+                server.stop()
+                raise ServerStartError(
+                    f"llama-server for model {server.record.name!r} did not become healthy "
+                    f"within {timeout:g}s (raise start_timeout for big models). The end of its "
+                    f"log ({server.record.log}):\n" + log_tail(Path(server.record.log), 15)
+                )
+            await asyncio.sleep(0.1)
+
+
+def log_tail(path: Path, lines: int) -> str:
+    try:
+        with open(path, errors="replace") as handle:
+            return "".join(deque(handle, maxlen=lines)).rstrip()
+    except OSError:
+        return "(no log)"
+
+
+def write_state(path: Path, record: ServerRecord) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(asdict(record), indent=1))
+    os.replace(partial, path)
+
+
+def read_state(path: Path) -> ServerRecord | None:
+    try:
+        return ServerRecord(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+async def adopt(path: Path, model: Path) -> Server | None:
+    """The server a state file describes, if it still runs, serves `model` and is healthy;
+    a stale state file is removed."""
+    record = read_state(path)
+    if record is None:
+        return None
+    if record.model == str(model) and pid_alive(record.pid):
+        with contextlib.suppress(httpx.HTTPError):
+            async with httpx.AsyncClient(timeout=2.0) as client:
+                if (await client.get(f"{record.base_url}/health")).status_code == 200:
+                    return Server(record, None)
+    if not pid_alive(record.pid):
+        path.unlink(missing_ok=True)
+    return None
