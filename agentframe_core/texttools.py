@@ -32,8 +32,10 @@ def tools_prompt(tools: list[ToolSpec], *, constrained: bool) -> str:
     ]
     if constrained:
         lines.append('When you have the final answer, reply {"answer": "<your answer>"}.')
+        lines.append('When a tool result answers the question, reply {"answer": "..."} with it.')
     else:
         lines.append("When you have the final answer, reply with plain text, not JSON.")
+        lines.append("When a tool result answers the question, reply with the answer.")
     return "\n".join(lines)
 
 
@@ -114,8 +116,15 @@ def textualize(messages: list[Message]) -> list[Message]:
             content = "\n".join(filter(None, [message.content, *calls]))
             out.append(Message("assistant", content))
         elif message.role == "tool":
+            # Small models otherwise call the same tool again instead of answering with it.
             label = message.name or "tool"
-            out.append(Message("user", f"[result of {label}]\n{message.content}"))
+            out.append(
+                Message(
+                    "user",
+                    f"Result of {label}: {message.content}\n"
+                    "If this answers the question, reply with the answer.",
+                )
+            )
         else:
             out.append(message)
     return out
