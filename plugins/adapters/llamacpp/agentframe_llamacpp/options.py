@@ -140,7 +140,13 @@ class LlamaCppOptions(BaseModel):
         default=1.0, description="Seconds before the first restart; doubles per crash in a row."
     )
     timeout: PositiveFloat = Field(default=300.0, description="Seconds to wait for a reply.")
-    temperature: float | None = Field(default=None, ge=0, le=2)
+    temperature: float | None = Field(
+        default=0.2,
+        ge=0,
+        le=2,
+        description="Low by default: small models call tools reliably only near-greedy "
+        "(null: the server's own default).",
+    )
     top_p: float | None = Field(default=None, gt=0, le=1)
     max_tokens: PositiveInt | None = None
     seed: int | None = None
