@@ -1,0 +1,57 @@
+"""The adapter against a real OpenAI-compatible server: llama.cpp's llama-server, SmolLM2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from agentframe_adapter_openai import OpenAIAdapter, OpenAIOptions
+
+from agentframe_core.llm import Completion, CompletionRequest
+from agentframe_core.model import Message
+from agentframe_core.testing import AdapterConformance
+from agentframe_core.testing.conformance.adapter import ANSWER_SCHEMA
+
+
+def llama_adapter(url: str, **options: object) -> OpenAIAdapter:
+    """SmolLM2's chat template has no tool calls: text tools plus JSON-schema decoding."""
+    base = {"base_url": url, "api_key_env": None, "native_tools": False, "temperature": 0.0}
+    return OpenAIAdapter(OpenAIOptions(**{**base, **options}))
+
+
+class TestOpenAIAdapterOnLlamaServer(AdapterConformance):
+    @pytest.fixture
+    def adapter(self, llama_url: str) -> OpenAIAdapter:
+        return llama_adapter(llama_url)
+
+
+async def test_models_lists_the_served_alias(llama_url: str) -> None:
+    assert await llama_adapter(llama_url).models() == ["smollm2"]
+
+
+async def test_cached_prompt_tokens_are_reported(llama_url: str) -> None:
+    adapter = llama_adapter(llama_url, extra_body={"cache_prompt": True})
+    request = CompletionRequest(
+        [Message("system", "You answer briefly. " * 10), Message("user", "Name a fruit.")],
+        max_tokens=6,
+    )
+    await adapter.complete(request)
+    again = await adapter.complete(request)
+    assert again.usage.prompt_tokens > 30
+    assert again.usage.cached_tokens >= again.usage.prompt_tokens - 2
+    items = [item async for item in adapter.stream(request)]
+    final = items[-1]
+    assert isinstance(final, Completion) and final.usage.cached_tokens > 0, "stream usage lost"
+
+
+async def test_schema_constrained_reply_streams_as_valid_json(llama_url: str) -> None:
+    request = CompletionRequest(
+        [Message("user", "I have 3 apples and eat one. How many are left? Answer in JSON.")],
+        response_schema=ANSWER_SCHEMA,
+        max_tokens=48,
+    )
+    items = [item async for item in llama_adapter(llama_url).stream(request)]
+    final = items[-1]
+    assert isinstance(final, Completion)
+    value = json.loads(final.content)
+    assert set(value) == {"answer", "unit"} and value["unit"] in ("apples", "pears")
