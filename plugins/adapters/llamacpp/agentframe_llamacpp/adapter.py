@@ -71,7 +71,7 @@ class LlamaCppAdapter:
         try:
             return await adapter.complete(routed)
         except ConnectionFailedError:
-            if self.runtime.alive(routed.model or ""):
+            if not await self.runtime.gone(routed.model or ""):
                 raise
         # The server died under the request: restart it (with backoff) and ask once more.
         adapter, routed = await self._route(request)
@@ -84,7 +84,7 @@ class LlamaCppAdapter:
             stream = adapter.stream(routed)
             first = await anext(stream)
         except ConnectionFailedError:
-            if self.runtime.alive(routed.model or ""):
+            if not await self.runtime.gone(routed.model or ""):
                 raise
             adapter, routed = await self._route(request)
             stream = adapter.stream(routed)

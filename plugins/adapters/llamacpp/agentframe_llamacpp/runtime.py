@@ -92,6 +92,16 @@ class LlamaRuntime:
         server = self.servers.get(name)
         return server is not None and server.alive()
 
+    async def gone(self, name: str, within: float = 2.0) -> bool:
+        """After a connection failure: has the server died (allowing it `within` seconds to
+        finish dying: a killed multi-threaded process is not reaped at once)?"""
+        deadline = time.monotonic() + within
+        while self.alive(name):
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return True
+
     async def ensure(self, name: str) -> str:
         """The base URL of a healthy server for `name`, starting (or restarting) it first."""
         async with self._lock(name):

@@ -1,0 +1,94 @@
+"""`agentframe llama ...` as a user runs it: real subprocesses, a config file, a real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from agentframe_llamacpp import LlamaRuntime
+from agentframe_llamacpp.server import pid_alive
+
+
+def agentframe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(cwd / "cache"), "NO_COLOR": "1"}
+    env.pop("AGENTFRAME_CONFIG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "agentframe_core", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+def as_json(done: subprocess.CompletedProcess[str]) -> Any:
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture
+def workdir(llama_runtime: LlamaRuntime, tmp_path: Path) -> Path:
+    found = llama_runtime.store.locate("smollm2", llama_runtime.options.models["smollm2"])
+    assert found is not None
+    (tmp_path / "agentframe.yaml").write_text(
+        f"adapter:\n  use: llamacpp\n  models:\n    tiny:\n      path: {found.path}\n"
+        "      ctx_size: 1024\nstore: memory\n"
+    )
+    return tmp_path
+
+
+def test_start_status_logs_stop(workdir: Path) -> None:
+    (row,) = as_json(agentframe(workdir, "llama", "status", "--json"))
+    assert row["model"] == "tiny" and row["default"] and not row["running"]
+    (started,) = as_json(agentframe(workdir, "llama", "start", "--json"))
+    pid = started["pid"]
+    try:
+        assert pid_alive(pid), "a started server must outlive `llama start`"
+        assert httpx.get(f"{started['url']}/health").status_code == 200
+        (row,) = as_json(agentframe(workdir, "llama", "status", "--json"))
+        assert row["running"] and row["pid"] == pid and row["owner"] == "detached"
+        assert row["url"] == started["url"] and row["file"].endswith(".gguf")
+        again = as_json(agentframe(workdir, "llama", "start", "--json"))
+        assert again[0]["pid"] == pid, "a second start must find the running server"
+        logs = as_json(agentframe(workdir, "llama", "logs", "--json", "-n", "200"))
+        assert any("listening" in line for line in logs["lines"])
+        text = agentframe(workdir, "llama", "status").stdout
+        assert f"* tiny: running at {started['url']} (pid {pid}, detached)" in text
+    finally:
+        stopped = as_json(agentframe(workdir, "llama", "stop", "--json"))
+    assert stopped == [{"model": "tiny", "stopped": True}]
+    assert not pid_alive(pid)
+    (row,) = as_json(agentframe(workdir, "llama", "status", "--json"))
+    assert not row["running"]
+
+
+def test_pull_reports_the_model_file(workdir: Path) -> None:
+    (row,) = as_json(agentframe(workdir, "llama", "pull", "--json"))
+    assert row["model"] == "tiny" and row["size"] == 98362432 and row["origin"] == "path"
+
+
+def test_a_bad_block_is_a_config_error_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / "agentframe.yaml").write_text(
+        "adapter:\n  use: llamacpp\n  models:\n    x:\n      ctx_size: -1\n      path: a.gguf\n"
+    )
+    done = agentframe(tmp_path, "llama", "status")
+    assert done.returncode == 2
+    assert "agentframe.yaml:5: adapter.models.x.ctx_size" in done.stderr
+
+
+def test_a_missing_binary_says_how_to_get_one(tmp_path: Path) -> None:
+    (tmp_path / "m.gguf").write_bytes(b"GGUF" + b"\0" * 64)
+    (tmp_path / "agentframe.yaml").write_text(
+        "adapter:\n  use: llamacpp\n  binary_path: /nonexistent/llama-server\n"
+        f"  models:\n    m:\n      path: {tmp_path / 'm.gguf'}\n"
+    )
+    done = agentframe(tmp_path, "llama", "start")
+    assert done.returncode == 1
+    assert "binary_path '/nonexistent/llama-server' is not an executable file" in done.stderr
