@@ -121,7 +121,7 @@ def textualize(messages: list[Message]) -> list[Message]:
             out.append(
                 Message(
                     "user",
-                    f"Result of {label}: {message.content}\n"
+                    f"[result of {label}]\n{message.content}\n"
                     "If this answers the question, reply with the answer.",
                 )
             )
