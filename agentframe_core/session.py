@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -465,24 +466,61 @@ def _result_entry(record: ToolCallRecord) -> Entry:
 
 
 class _TokenFilter:
-    """Forwards streamed tokens, except a text-tools reply that is JSON (a tool call)."""
+    """Forwards streamed tokens to the user, except what is not for them in text-tools mode:
+    a reply that is a JSON tool call is hidden, and of a constrained `{"answer": "..."}`
+    reply only the answer's text is shown, decoded as it arrives."""
+
+    _ANSWER = re.compile(r'\{\s*"answer"\s*:\s*"')
 
     def __init__(self, sink: TokenCallback, hide_json: bool) -> None:
         self.sink, self.hide_json = sink, hide_json
-        self.decided = not hide_json
-        self.hidden = False
+        self.mode = "show" if not hide_json else "undecided"
         self.buffer = ""
 
     def feed(self, token: str) -> None:
-        if self.decided:
-            if not self.hidden:
-                self.sink(token)
+        if self.mode == "show":
+            self.sink(token)
+            return
+        if self.mode == "hide":
             return
         self.buffer += token
+        if self.mode == "answer":
+            self._emit_answer()
+            return
         head = self.buffer.lstrip()
         if not head:
             return
-        self.decided = True
-        self.hidden = head[0] in "{`"
-        if not self.hidden:
+        if head[0] not in "{`":
+            self.mode = "show"
             self.sink(self.buffer)
+            return
+        match = self._ANSWER.match(head)
+        if match:
+            self.mode, self.buffer = "answer", head[match.end() :]
+            self._emit_answer()
+        elif len(head) > 16 or '"tool"' in head or head[0] == "`":
+            self.mode = "hide"
+
+    def _emit_answer(self) -> None:
+        """Decode the JSON string in `buffer` up to what is complete; keep a partial escape."""
+        out, text, i = [], self.buffer, 0
+        while i < len(text):
+            char = text[i]
+            if char == '"':
+                self.mode = "hide"  # the answer ended; the rest is the closing brace
+                break
+            if char != "\\":
+                out.append(char)
+                i += 1
+                continue
+            escape = text[i : i + 6] if text[i + 1 : i + 2] == "u" else text[i : i + 2]
+            if len(escape) < 2 or (escape[1] == "u" and len(escape) < 6):
+                break  # wait for the rest of the escape
+            try:
+                out.append(json.loads(f'"{escape}"'))
+            except ValueError:
+                out.append(escape)
+            i += len(escape)
+        self.buffer = text[i:]
+        if out:
+            self.sink("".join(out))

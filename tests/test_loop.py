@@ -357,3 +357,35 @@ async def test_retrieved_snippets_reach_the_system_prompt_within_budget(make_sta
     assert notes.queries == [("what is the door code?", 300)]
     system = stack.adapter.requests[0].messages[0].content
     assert "# Relevant context" in system and "[notes.md]\nthe door code is 4711" in system
+
+
+@pytest.mark.parametrize(
+    ("chunks", "shown"),
+    [
+        (['{"ans', 'wer": "It is', ' 5.\\nSure', '\\u00e9."}'], "It is 5.\nSureé."),
+        (['  {"tool": "add", ', '"args": {}}'], ""),
+        (["```json\n", '{"tool": "add"}', "\n```"], ""),
+        (["Plain ", "text"], "Plain text"),
+        (['{"answer": "a \\"quoted\\" word"}'], 'a "quoted" word'),
+    ],
+)
+def test_token_filter_in_text_tools_mode(chunks, shown):
+    from agentframe_core.session import _TokenFilter
+
+    seen: list[str] = []
+    token_filter = _TokenFilter(seen.append, hide_json=True)
+    for chunk in chunks:
+        token_filter.feed(chunk)
+    assert "".join(seen) == shown
+
+
+async def test_constrained_answer_is_streamed(make_stack):
+    stack = make_stack(
+        ['{"tool": "add", "args": {"a": 2, "b": 3}}', '{"answer": "The sum is 5."}'],
+        [add],
+        native_tools=False,
+        json_schema=True,
+    )
+    tokens: list[str] = []
+    result = await Session(stack).run("2+3", on_token=tokens.append)
+    assert result.reply == "The sum is 5." and "".join(tokens) == "The sum is 5."
