@@ -277,6 +277,16 @@ class Session:
             if repeats >= limits.max_repeats:
                 result.outcome = Outcome.REPEATING
                 break
+            if repeats > 1:  # small models often loop; say so once before giving up
+                names = ", ".join(sorted({r.call.name for r in records}))
+                await store.append(
+                    self.id,
+                    _note(
+                        f"You already called {names} with these arguments and got the same "
+                        "result. Do not call it again: answer with what you have.",
+                        "repetition",
+                    ),
+                )
 
         result.compactions = ctx.compactions
         self._session_usage = self._session_usage + result.usage

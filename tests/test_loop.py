@@ -82,6 +82,8 @@ async def test_repetition_guard(make_stack):
     result = await Session(stack).run("again and again")
     assert result.outcome is Outcome.REPEATING
     assert result.turns == 3
+    nudges = [m for m in stack.adapter.requests[-1].messages if "Do not call it again" in m.content]
+    assert len(nudges) == 1  # the model was told once, after the first repeat
 
 
 async def test_hanging_tool_times_out(make_stack):
@@ -362,7 +364,7 @@ async def test_retrieved_snippets_reach_the_system_prompt_within_budget(make_sta
 @pytest.mark.parametrize(
     ("chunks", "shown"),
     [
-        (['{"ans', 'wer": "It is', ' 5.\\nSure', '\\u00e9."}'], "It is 5.\nSureé."),
+        (['{"ans', 'wer": "It is', " 5.\\nSure", '\\u00e9."}'], "It is 5.\nSureé."),
         (['  {"tool": "add", ', '"args": {}}'], ""),
         (["```json\n", '{"tool": "add"}', "\n```"], ""),
         (["Plain ", "text"], "Plain text"),
