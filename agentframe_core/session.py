@@ -10,6 +10,7 @@ without tools, a terminal tool fires, or a limit is reached. The way it ended is
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -30,6 +31,7 @@ from .render import DROPPED_NOTIFICATIONS
 from .stack import Stack
 from .texttools import parse_reply, textualize, tools_prompt, union_schema
 from .toolbox import Toolbox, ToolCallRecord, _Validators
+from .tools import ToolResult
 
 __all__ = ["Outcome", "Session", "TurnResult"]
 
@@ -179,9 +181,10 @@ class Session:
         toolbox = await Toolbox.collect(stack.tools, ctx, self._validators)
         caps = stack.adapter.capabilities
         native = caps.native_tools
+        text_tools = not native and bool(toolbox.specs)  # tools in the prompt, JSON replies
         system = await self._system_prompt(toolbox, ctx)
         schema = None
-        if not native and toolbox.specs:
+        if text_tools:
             system = f"{system}\n\n{tools_prompt(toolbox.specs, constrained=caps.json_schema)}"
             schema = union_schema(toolbox.specs) if caps.json_schema else None
         max_turns = (agent.max_turns if agent else None) or limits.max_turns
@@ -196,6 +199,8 @@ class Session:
             if result.turns >= max_turns:
                 result.outcome = Outcome.MAX_TURNS
                 break
+            if result.turns:  # what arrived while the model or a tool was busy joins now
+                result.claimed += await store.claim_pending(self.id, now_ns())
             messages = await stack.context.build(ctx, system)
             if toolbox.renames:
                 messages = toolbox.to_wire(messages)
@@ -211,14 +216,14 @@ class Session:
                     "context_label": f"{agent.name if agent else 'agent'}:{self.id}:{result.turns}",
                 },
             )
-            completion = await self._call_model(request, on_token, hide_json=not native)
+            completion = await self._call_model(request, on_token, hide_json=text_tools)
             result.turns += 1
             result.usage += completion.usage
             result._last_usage, result._last_messages = completion.usage, messages
 
             content, calls = completion.content, completion.tool_calls
-            if not native:
-                parsed = parse_reply(content)
+            if text_tools:
+                parsed = parse_reply(content, constrained=schema is not None)
                 if parsed.error is not None:
                     if parse_errors >= limits.max_parse_errors:
                         result.outcome, result.reply = Outcome.PARSE_ERRORS, content
@@ -243,6 +248,10 @@ class Session:
 
             if not calls:
                 result.reply = content
+                arrived = await store.claim_pending(self.id, now_ns())
+                if arrived:  # sent while this answer was written: answer them in this run
+                    result.claimed += arrived
+                    continue
                 if requirement is not None and requirement.tool not in called:
                     if reminders >= requirement.recovery.max_retries:
                         result.outcome = Outcome.REQUIREMENT_UNMET
@@ -277,7 +286,7 @@ class Session:
             if repeats >= limits.max_repeats:
                 result.outcome = Outcome.REPEATING
                 break
-            if repeats > 1:  # small models often loop; say so once before giving up
+            if repeats == 2:  # small models often loop; say so once before giving up
                 names = ", ".join(sorted({r.call.name for r in records}))
                 await store.append(
                     self.id,
@@ -351,10 +360,11 @@ class Session:
         on_tool: ToolCallback | None,
     ) -> list[ToolCallRecord]:
         """Run the calls of one reply (bounded concurrency), persisting each result as it
-        lands. On cancellation every call still running gets a 'cancelled' result, so no tool
-        call is ever left without one."""
+        lands. If the run is cancelled or anything fails, every call without a persisted
+        result gets an 'interrupted' one, so no tool call is ever left without its result."""
         limits, store = self.stack.limits, self.stack.store
         records: dict[str, ToolCallRecord] = {}
+        persisted: set[str] = set()
         gate = asyncio.Semaphore(limits.max_parallel_tools) if len(calls) > 1 else None
 
         async def one(call: ToolCall) -> None:
@@ -365,8 +375,12 @@ class Session:
                     record = await toolbox.execute(call, ctx, limits)
             records[call.id] = record
             await store.append(self.id, _result_entry(record))
+            persisted.add(call.id)
             if on_tool is not None:
-                on_tool(record)
+                try:
+                    on_tool(record)
+                except Exception:
+                    log.exception("the on_tool callback raised; the run goes on")
 
         try:
             if len(calls) == 1:
@@ -375,11 +389,13 @@ class Session:
                 async with asyncio.TaskGroup() as group:
                     for call in calls:
                         group.create_task(one(call))
-        except asyncio.CancelledError:
+        except BaseException as error:
             for call in calls:
-                if call.id not in records:
-                    cancelled = ToolCallRecord(call, _cancelled(), 0.0)
-                    await store.append(self.id, _result_entry(cancelled))
+                if call.id not in persisted:
+                    with contextlib.suppress(Exception):
+                        await store.append(self.id, _result_entry(_interrupted(call)))
+            if isinstance(error, BaseExceptionGroup):
+                raise _first(error) from error
             raise
         return [records[call.id] for call in calls]
 
@@ -448,10 +464,23 @@ def _note(text: str, tag: str) -> Entry:
     return Entry(kind=EntryKind.USER, content=text, tag=tag)
 
 
-def _cancelled() -> Any:
-    from .tools import ToolResult
+def _interrupted(call: ToolCall) -> ToolCallRecord:
+    result = ToolResult("interrupted before it finished", True, meta={"cancelled": True})
+    return ToolCallRecord(call, result, 0.0)
 
-    return ToolResult("cancelled before it finished", True, meta={"cancelled": True})
+
+def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The error to raise for a failed group of tool calls: the first that is not a
+    cancellation (the others were cancelled because of it)."""
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        error = pending.pop(0)
+        if isinstance(error, BaseExceptionGroup):
+            pending.extend(error.exceptions)
+        else:
+            leaves.append(error)
+    return next((e for e in leaves if not isinstance(e, asyncio.CancelledError)), leaves[0])
 
 
 def _result_entry(record: ToolCallRecord) -> Entry:

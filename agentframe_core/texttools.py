@@ -15,7 +15,14 @@ from typing import Any
 from .llm import ToolSpec
 from .model import Message, ToolCall, new_id
 
-__all__ = ["ParsedReply", "parse_reply", "textualize", "tools_prompt", "union_schema"]
+__all__ = [
+    "ParsedReply",
+    "parse_reply",
+    "strip_fence",
+    "textualize",
+    "tools_prompt",
+    "union_schema",
+]
 
 
 def tools_prompt(tools: list[ToolSpec], *, constrained: bool) -> str:
@@ -77,24 +84,36 @@ class ParsedReply:
     error: str | None = None
 
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
+_WHOLE_FENCE = re.compile(r"\A```[A-Za-z]*[ \t]*\r?\n(.*?)\r?\n?```\Z", re.S)
 
 
-def parse_reply(text: str) -> ParsedReply:
-    """Read a model's text reply as a tool call, a final answer, or a salvageable error."""
+def strip_fence(text: str) -> str:
+    """The inside of a Markdown code fence that is the whole of `text`, else `text` stripped.
+    A fence inside prose is prose (an example, a file), never a tool call."""
     stripped = text.strip()
-    fenced = _FENCE.search(stripped)
-    candidate = fenced.group(1).strip() if fenced else stripped
+    fenced = _WHOLE_FENCE.match(stripped)
+    return fenced.group(1).strip() if fenced else stripped
+
+
+def parse_reply(text: str, *, constrained: bool = False) -> ParsedReply:
+    """Read a model's text reply as a tool call, a final answer, or a salvageable error.
+
+    Only a reply that is a JSON object (raw, or alone in a code fence) can call a tool. JSON
+    without a `"tool"` key is an answer, unless decoding was constrained to the tool-union
+    schema, where it can only be a malformed call.
+    """
+    stripped = text.strip()
+    candidate = strip_fence(stripped)
     if not candidate.startswith("{"):
         return ParsedReply(answer=stripped)
     try:
         value = json.loads(candidate)
     except ValueError as err:
-        if fenced or stripped.endswith("}") or '"tool"' in candidate:
+        if constrained or '"tool"' in candidate:
             return ParsedReply(error=f"your reply is not valid JSON ({err})")
         return ParsedReply(answer=stripped)  # prose that happens to start with a brace
     if not isinstance(value, dict):
-        return ParsedReply(error="the JSON must be an object")
+        return ParsedReply(answer=stripped)
     if "tool" in value:
         name, args = value.get("tool"), value.get("args", value.get("arguments", {}))
         if not isinstance(name, str) or not name:
@@ -104,7 +123,9 @@ def parse_reply(text: str) -> ParsedReply:
         return ParsedReply(call=ToolCall(new_id(), name, args))
     if "answer" in value:
         return ParsedReply(answer=str(value["answer"]))
-    return ParsedReply(error='the JSON object needs a "tool" key (or an "answer")')
+    if constrained:
+        return ParsedReply(error='the JSON object needs a "tool" key (or an "answer")')
+    return ParsedReply(answer=stripped)
 
 
 def textualize(messages: list[Message]) -> list[Message]:

@@ -153,7 +153,17 @@ class Toolbox:
     async def execute(self, call: ToolCall, ctx: RunContext, limits: Limits) -> ToolCallRecord:
         """Run one canonical call with every safeguard; always returns a record."""
         started = time.perf_counter()
-        result = await self._execute(call, ctx, limits)
+        try:
+            result = await self._execute(call, ctx, limits)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # a gate hook, a broken schema: the model hears, not a trace
+            log.exception("tool call %s could not be run", call.name)
+            result = ToolResult(
+                f"tool {call.name} could not be run: {type(err).__name__}: {err}",
+                True,
+                meta={"exception": type(err).__name__},
+            )
         return ToolCallRecord(call, result, time.perf_counter() - started)
 
     async def _execute(self, call: ToolCall, ctx: RunContext, limits: Limits) -> ToolResult:

@@ -30,4 +30,4 @@ class VerbatimBuilder:
         if len(self._renderers) > self._cache_sessions:
             self._renderers.popitem(last=False)
         head = [Message("system", system)] if system else []
-        return head + renderer.messages
+        return head + renderer.view()

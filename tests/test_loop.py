@@ -260,11 +260,13 @@ async def test_streaming_tokens_and_usage(make_stack):
     stack = make_stack(
         [
             {**call("add", a=1, b=2), "usage": {"prompt_tokens": 100, "completion_tokens": 10}},
-            {"content": "three it is",
-             "usage": {"prompt_tokens": 130, "completion_tokens": 5, "cached_tokens": 100}},
+            {
+                "content": "three it is",
+                "usage": {"prompt_tokens": 130, "completion_tokens": 5, "cached_tokens": 100},
+            },
         ],
         [add],
-    )  # fmt: skip
+    )
     tokens: list[str] = []
     session = Session(stack)
     result = await session.run("1+2", on_token=tokens.append)
@@ -391,3 +393,120 @@ async def test_constrained_answer_is_streamed(make_stack):
     tokens: list[str] = []
     result = await Session(stack).run("2+3", on_token=tokens.append)
     assert result.reply == "The sum is 5." and "".join(tokens) == "The sum is 5."
+
+
+def well_formed(messages) -> bool:
+    from agentframe_core.testing.conformance.context import check_well_formed
+
+    check_well_formed(messages, messages[0].content if messages[0].role == "system" else "")
+    return True
+
+
+async def test_a_message_sent_while_a_tool_runs_joins_after_its_result(make_stack):
+    """Queued during a run, it is answered in the same run, after the call's result."""
+    session_box: list[Session] = []
+
+    @tool
+    async def slow_lookup(key: str) -> str:
+        """Looks something up."""
+        await session_box[0].send("also: what about B?")
+        return f"value of {key}"
+
+    stack = make_stack([call("slow_lookup", key="A"), "A is 1, B is 2"], [slow_lookup])
+    session = Session(stack)
+    session_box.append(session)
+    result = await session.run("what about A?")
+    assert result.reply == "A is 1, B is 2" and result.claimed == 2
+    last = stack.adapter.requests[-1].messages
+    assert roles(last) == ["system", "user", "assistant", "tool", "user"]
+    assert last[-1].content == "also: what about B?" and well_formed(last)
+
+
+async def test_a_message_sent_while_the_answer_is_written_is_answered_in_the_same_run(make_stack):
+    stack = make_stack([{"content": "first answer", "delay": 0.2}, "second answer"])
+    session = Session(stack)
+    run = asyncio.create_task(session.run("first question"))
+    await asyncio.sleep(0.05)
+    await session.send("second question")
+    result = await run
+    assert result.reply == "second answer" and result.turns == 2
+    last = stack.adapter.requests[-1].messages
+    assert [m.content for m in last[1:]] == ["first question", "second question", "first answer"]
+
+
+async def test_an_on_tool_callback_that_raises_does_not_break_the_run(make_stack, caplog):
+    def explode(record):
+        raise RuntimeError("display broke")
+
+    reply = {"tool_calls": [{"name": "add", "arguments": {"a": i, "b": 1}} for i in range(3)]}
+    stack = make_stack([reply, "done"], [add])
+    result = await Session(stack).run("go", on_tool=explode)
+    assert result.reply == "done" and len(result.tool_calls) == 3
+    assert "on_tool callback raised" in caplog.text
+
+
+async def test_a_failing_store_during_parallel_calls_raises_the_real_error(make_stack):
+    from agentframe_core.memory import MemoryStore
+
+    class FlakyStore(MemoryStore):
+        async def append(self, session_id, entry):
+            if entry.kind is EntryKind.TOOL_RESULT and entry.content == "1.0":
+                raise OSError("disk full")
+            await super().append(session_id, entry)
+
+    reply = {"tool_calls": [{"name": "add", "arguments": {"a": i, "b": 1}} for i in range(3)]}
+    stack = make_stack([reply, "done"], [add])
+    stack.store = FlakyStore()
+    session = Session(stack)
+    with pytest.raises(OSError, match="disk full"):
+        await session.run("go")
+    entries = await stack.store.context(session.id)
+    calls = {e.tool_call_id for e in entries if e.kind is EntryKind.TOOL_CALL}
+    answered = {e.tool_call_id for e in entries if e.kind is EntryKind.TOOL_RESULT}
+    assert len(calls) == 3 and answered == calls  # every call has a result (some interrupted)
+
+
+async def test_json_answers_without_tools_are_answers(make_stack):
+    reply = '{"name": "demo", "version": "1.0.0"}'
+    stack = make_stack([reply], native_tools=False)
+    result = await Session(stack).run("a package.json please")
+    assert result.outcome is Outcome.COMPLETED and result.reply == reply
+
+
+async def test_a_fence_inside_prose_is_not_a_tool_call(make_stack):
+    prose = 'Run it like this:\n```json\n{"tool": "add", "args": {"a": 1, "b": 2}}\n```\nDone.'
+    stack = make_stack([prose], [add], native_tools=False)
+    result = await Session(stack).run("how do I call add?")
+    assert result.reply == prose and result.tool_calls == []
+
+
+def test_renderer_keeps_calls_and_results_together():
+    from agentframe_core.render import NO_RESULT, Renderer
+
+    def entry(kind, content="", **fields):
+        return Entry(kind=EntryKind(kind), content=content, **fields)
+
+    renderer = Renderer()
+    renderer.feed(
+        [
+            entry("user", "q1"),
+            entry("assistant"),
+            entry("tool_call", "{}", tool_call_id="a", tool_name="t"),
+            entry("tool_call", "{}", tool_call_id="b", tool_name="t"),
+            entry("tool_result", "ra", tool_call_id="a", tool_name="t"),
+            entry("user", "queued while b ran"),
+        ]
+    )
+    view = renderer.view()  # b has no result yet: a placeholder keeps the view well-formed
+    assert [m.role for m in view] == ["user", "assistant", "tool", "tool", "user"]
+    assert view[3].content == NO_RESULT and view[4].content == "queued while b ran"
+    renderer.feed([entry("tool_result", "rb", tool_call_id="b", tool_name="t")])
+    view = renderer.view()
+    assert [(m.role, m.content) for m in view[2:]] == [
+        ("tool", "ra"),
+        ("tool", "rb"),
+        ("user", "queued while b ran"),
+    ]
+    # a result for a call of an earlier message is shown as a user message, never as `tool`
+    renderer.feed([entry("tool_result", "late", tool_call_id="a", tool_name="t")])
+    assert renderer.view()[-1].role == "user" and "late" in renderer.view()[-1].content

@@ -22,24 +22,28 @@ from agentframe_core.protocols import ContextBuilder
 from ._stack import reference_stack, run_context
 
 # One step of a conversation: a user message, a notification, an assistant answer, or an
-# assistant reply with 1-3 tool calls followed by their results.
+# assistant reply with 1-3 tool calls followed by their results -- sometimes with a message
+# that arrived while the tools ran landing between a call and its result, sometimes with no
+# result at all (a crash), and sometimes with the late result of an earlier call.
 steps = st.one_of(
     st.tuples(st.just("user"), st.text(min_size=1, max_size=40)),
     st.tuples(st.just("notification"), st.text(min_size=1, max_size=20)),
     st.tuples(st.just("assistant"), st.text(max_size=40)),
     st.tuples(st.just("tools"), st.integers(min_value=1, max_value=3)),
-    st.tuples(st.just("tools"), st.integers(min_value=1, max_value=3).map(lambda n: n * 1000)),
+    st.tuples(st.just("big-tools"), st.integers(min_value=1, max_value=3)),
+    st.tuples(st.just("interleaved-tools"), st.integers(min_value=1, max_value=3)),
+    st.tuples(st.just("unanswered-tools"), st.integers(min_value=1, max_value=2)),
+    st.tuples(st.just("late-result"), st.integers(min_value=0, max_value=5)),
 )
 
 
 def history(plan: list[tuple[str, Any]]) -> list[Entry]:
     entries: list[Entry] = [Entry(kind=EntryKind.USER, content="start")]
+    earlier: list[str] = []
     for index, (kind, value) in enumerate(plan):
-        if kind == "tools":
-            size = 1 if value < 1000 else 4000  # some results larger than a typical inline limit
-            count = value if value < 1000 else value // 1000
+        if kind.endswith("tools"):
             entries.append(Entry(kind=EntryKind.ASSISTANT, content=""))
-            ids = [f"call-{index}-{n}" for n in range(count)]
+            ids = [f"call-{index}-{n}" for n in range(value)]
             for call_id in ids:
                 entries.append(
                     Entry(
@@ -49,15 +53,30 @@ def history(plan: list[tuple[str, Any]]) -> list[Entry]:
                         tool_name="probe",
                     )
                 )
-            for call_id in ids:
-                entries.append(
-                    Entry(
-                        kind=EntryKind.TOOL_RESULT,
-                        content="r" * size,
-                        tool_call_id=call_id,
-                        tool_name="probe",
+            if kind == "interleaved-tools":
+                entries.append(Entry(kind=EntryKind.USER, content="sent while tools ran"))
+            if kind != "unanswered-tools":
+                size = 4000 if kind == "big-tools" else 1
+                for call_id in ids:
+                    entries.append(
+                        Entry(
+                            kind=EntryKind.TOOL_RESULT,
+                            content="r" * size,
+                            tool_call_id=call_id,
+                            tool_name="probe",
+                        )
                     )
+            earlier.extend(ids)
+        elif kind == "late-result":
+            call_id = earlier[value % len(earlier)] if earlier else "unknown-call"
+            entries.append(
+                Entry(
+                    kind=EntryKind.TOOL_RESULT,
+                    content="late",
+                    tool_call_id=call_id,
+                    tool_name="probe",
                 )
+            )
         else:
             entries.append(Entry(kind=EntryKind(kind), content=value))
     return entries

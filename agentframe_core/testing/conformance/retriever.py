@@ -41,6 +41,11 @@ class RetrieverConformance:
         scores = [s.score for s in found]
         assert scores == sorted(scores, reverse=True)
 
-    async def test_nothing_matches_gives_nothing_or_low_scores(self, retriever: Retriever) -> None:
-        found = await retriever.retrieve("", ctx=run_context(), budget_tokens=500)
-        assert isinstance(found, list)
+    @pytest.mark.parametrize("nonsense", ["", "zqxjvk wpfhgy", "\x00 ☃ \n"])
+    async def test_nothing_matches_gives_nothing_or_lower_scores(
+        self, retriever: Retriever, query: str, nonsense: str
+    ) -> None:
+        found = await retriever.retrieve(nonsense, ctx=run_context(), budget_tokens=500)
+        relevant = await retriever.retrieve(query, ctx=run_context(), budget_tokens=500)
+        best = max(s.score for s in relevant)
+        assert all(s.score < best for s in found), "nonsense ranked as high as a real match"
