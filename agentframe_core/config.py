@@ -138,6 +138,7 @@ def read_config(file: Path | None, profile: str | None = None) -> Located:
     if not isinstance(located.data, dict):
         raise ConfigError([located.issue((), "the config must be a mapping of keys to values")])
     located = _apply_profile(located, profile)
+    located.data.pop("profiles", None)  # applied; the others must not need their variables
     issues: list[ConfigIssue] = []
     located.data = _interpolate(located.data, (), located, issues)
     if issues:
@@ -173,10 +174,17 @@ def _apply_profile(located: Located, chosen: str | None) -> Located:
 
 
 def _deep_merge(base: dict[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
+    """Mappings merge key by key; anything else replaces. A part block whose `use` changes
+    replaces the base block whole: another part's options mean nothing to it."""
     merged = copy.deepcopy(base)
     for key, value in overlay.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merge(merged[key], value)
+        current = merged.get(key)
+        if (
+            isinstance(value, Mapping)
+            and isinstance(current, dict)
+            and ("use" not in value or value.get("use") == current.get("use"))
+        ):
+            merged[key] = _deep_merge(current, value)
         else:
             merged[key] = copy.deepcopy(value)
     return merged

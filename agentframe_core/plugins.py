@@ -40,6 +40,9 @@ __all__ = ["BUILTIN", "PluginFailure", "PluginHost", "PluginInfo", "cache_dir"]
 GROUP = "agentframe"
 BUILTIN = "agentframe"
 
+#: Hooks the loop calls during a turn; plugins implementing them load with every stack.
+RUNTIME_HOOKS = frozenset({"agentframe_prepare_context", "agentframe_gate_tool_call"})
+
 #: Names the first-party plugins register, and what to install to get them.
 FIRST_PARTY: dict[str, tuple[str, str]] = {
     "openai": ("agentframe-adapter-openai", "plugins/adapters/openai"),
@@ -250,25 +253,39 @@ class PluginHost:
         return cache_dir() / "plugins.json"
 
     def _manifest_candidates(self, kind: Kind, name: str) -> list[str]:
-        manifest = read_manifest(self._manifest_path())
         return [
             plugin
-            for plugin, record in manifest.items()
-            if name in record.get("registers", {}).get(kind.value, [])
-            and plugin in self.entry_points()
+            for plugin, record in read_manifest(self._manifest_path()).items()
+            if name in record["registers"].get(kind.value, []) and plugin in self.entry_points()
         ]
+
+    def load_runtime_hooks(self) -> None:
+        """Import the plugins that implement runtime hooks (a tool-call gate, say): they take
+        part in every turn without being a part a config selects."""
+        manifest = read_manifest(self._manifest_path())
+        if not set(self.entry_points()) <= set(manifest):
+            self.load()  # plugins the manifest has not seen yet: look at them all, once
+            return
+        self.load(
+            name
+            for name in self.entry_points()
+            if RUNTIME_HOOKS.intersection(manifest[name]["hooks"])
+        )
 
     def _save_manifest(self) -> None:
         commands = self.commands_by_plugin()
-        records = {
-            name: {
+        loaded = dict(self.pm.list_name_plugin())
+        records = {}
+        for name, ep in self.entry_points().items():
+            plugin = loaded.get(name)
+            callers = (self.pm.get_hookcallers(plugin) if plugin is not None else None) or []
+            records[name] = {
                 "entry_point": ep.value,
                 "registers": self.registry.by_plugin(name),
                 "commands": commands.get(name, {}),
+                "hooks": sorted(caller.name for caller in callers),
+                "failed": any(f.plugin == name for f in self.failures),
             }
-            for name, ep in self.entry_points().items()
-            if not any(f.plugin == name for f in self.failures)
-        }
         path = self._manifest_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -280,12 +297,23 @@ class PluginHost:
 
 
 def read_manifest(path: Path | None = None) -> dict[str, dict[str, Any]]:
-    """The manifest as last written, or {} (it is only ever a hint)."""
+    """The manifest as last written, keeping only well-formed records ({} if unreadable):
+    it is only ever a hint."""
     try:
         data = json.loads((path or cache_dir() / "plugins.json").read_text())
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        name: record
+        for name, record in data.items()
+        if isinstance(record, dict)
+        and isinstance(record.get("registers"), dict)
+        and all(isinstance(v, list) for v in record["registers"].values())
+        and isinstance(record.get("commands"), dict)
+        and isinstance(record.get("hooks"), list)
+    }
 
 
 @functools.cache

@@ -50,6 +50,7 @@ class Stack:
 def build_stack(config: Config, host: PluginHost) -> Stack:
     """Instantiate every part the config selects (agent loaders are not part of a stack:
     they are consulted once, when a session picks its agent)."""
+    host.load_runtime_hooks()
     return Stack(
         adapter=config.adapter.build(),
         store=config.store.build(),

@@ -208,3 +208,54 @@ def test_validation_never_crashes(host, tmp_path, data):
         load_config(host, path)
     except ConfigError as err:
         assert err.issues and all(str(path) in str(issue) for issue in err.issues)
+
+
+def test_a_profile_that_changes_the_part_replaces_its_options(host, tmp_path, monkeypatch):
+    monkeypatch.delenv("CLOUD_ONLY_KEY", raising=False)
+    text = GOOD + (
+        "profile: local\n"
+        "profiles:\n"
+        "  local: {}\n"
+        "  other:\n"
+        "    adapter: {use: scripted, cycle: true}\n"
+        "    store: {use: memory}\n"
+        "  cloud:\n"
+        "    context: {use: verbatim}\n"
+        "    adapter: {use: scripted, replies: ['${CLOUD_ONLY_KEY}']}\n"
+    )
+    path = write(tmp_path, text)
+    # an unset variable used only by an unselected profile is no error
+    assert load_config(host, path).adapter.options.replies == ["hi"]
+    # same `use`: merged key by key
+    merged = load_config(host, path, "other").adapter.options
+    assert merged.replies == ["hi"] and merged.cycle is True
+    assert "CLOUD_ONLY_KEY is not set" in issues(host, path, "cloud")[0]
+
+
+def test_a_profile_switching_part_drops_the_base_options(tmp_path):
+    import types
+
+    from pydantic import BaseModel, ConfigDict
+
+    from agentframe_core import hookimpl
+
+    class DirOptions(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        dir: str
+
+    def agentframe_stores(register):
+        register("files", lambda options: options, options=DirOptions)
+
+    plugin = types.ModuleType("files_plugin")
+    plugin.agentframe_stores = hookimpl(agentframe_stores)
+    own_host = PluginHost()
+    own_host.add("files", plugin)
+    text = (
+        "adapter: {use: scripted}\n"
+        "store: {use: files, dir: /tmp/sessions}\n"
+        "profiles:\n"
+        "  test:\n"
+        "    store: {use: memory}\n"
+    )
+    config = load_config(own_host, write(tmp_path, text), "test")
+    assert config.store.name == "memory"  # `dir` belonged to 'files' and is gone

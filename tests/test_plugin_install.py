@@ -44,6 +44,14 @@ def agentframe_commands(cli):
         print("hello from a plugin")
 '''
 
+GATE_PLUGIN = """
+from agentframe_core import hookimpl
+
+@hookimpl
+def agentframe_gate_tool_call(ctx, name, arguments):
+    return "adding is forbidden by policy" if name == "add" else None
+"""
+
 BROKEN_PLUGIN = "raise RuntimeError('this plugin is broken on purpose')\n"
 
 RAISING_HOOK_PLUGIN = """
@@ -97,6 +105,7 @@ def env(tmp_path_factory) -> dict[str, str]:
         ("agentframe-labelled", GOOD_PLUGIN),
         ("agentframe-broken", BROKEN_PLUGIN),
         ("agentframe-badhook", RAISING_HOOK_PLUGIN),
+        ("agentframe-gatekeeper", GATE_PLUGIN),
     ]:
         folder = make_distribution(root, name, source)
         subprocess.run(
@@ -189,3 +198,18 @@ def test_plugin_command_runs_and_help_lists_it_without_importing_plugins(env):
     assert "Plugin commands" in help_run.stdout and "hello" in help_run.stdout
     loaded = help_run.stdout.strip().splitlines()[-1]
     assert "agentframe_labelled" not in loaded and "stevedore" not in loaded, loaded
+
+
+def test_a_plugin_with_only_runtime_hooks_takes_part_in_every_run(env, tmp_path):
+    (tmp_path / "agentframe.yaml").write_text(
+        "adapter:\n  use: scripted\n  replies:\n"
+        "    - tool_calls: [{name: add, arguments: {a: 1, b: 2}}]\n    - done\n"
+        "store: {use: memory}\n"
+        "tools: [{use: functions, import: ['agentframe_core.examples:add']}]\n"
+    )
+    Path(env["AGENTFRAME_CACHE_DIR"], "plugins.json").unlink(missing_ok=True)
+    for attempt in ("without a manifest", "with the manifest"):
+        ran = agentframe(env, "run", "--json", "1+2", cwd=tmp_path)
+        assert ran.returncode == 0, ran.stderr
+        [record] = json.loads(ran.stdout)["tool_calls"]
+        assert record["result"] == "tool call refused: adding is forbidden by policy", attempt
