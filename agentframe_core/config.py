@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt
 from pydantic import ValidationError as PydanticValidationError
 
-from .errors import ConfigError, ConfigIssue, UnknownPartError
+from .errors import AgentframeError, ConfigError, ConfigIssue, UnknownPartError
 from .registry import Kind, PartSpec
 from .yamlsource import Located, YamlPath, format_path, load_yaml_text
 
@@ -48,6 +48,10 @@ TOP_LEVEL_KEYS = {
     "profiles",
     "profile",
 }
+
+
+class PartBuildError(AgentframeError):
+    """A part's factory failed although its options were valid (a file it cannot open...)."""
 
 
 class Limits(BaseModel):
@@ -85,7 +89,16 @@ class PartConfig:
         return self.spec.name
 
     def build(self) -> Any:
-        return self.spec.build(self.options)
+        """The part, or a PartBuildError naming where it was configured."""
+        try:
+            return self.spec.build(self.options)
+        except AgentframeError:
+            raise
+        except Exception as err:
+            raise PartBuildError(
+                f"{self.path} ({self.spec.kind.value} {self.name!r}) could not be created: "
+                f"{type(err).__name__}: {err}"
+            ) from err
 
 
 @dataclass(frozen=True, slots=True)

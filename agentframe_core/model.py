@@ -7,6 +7,7 @@ path, validated at the edges (import, config) with pydantic's TypeAdapter.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 import time
@@ -99,9 +100,16 @@ class Entry:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Entry:
         """Build an Entry from untrusted data, raising pydantic.ValidationError on bad input."""
-        from pydantic import TypeAdapter
+        entry: Entry = _entry_validator().validate_python(data)
+        return entry
 
-        return TypeAdapter(cls).validate_python(data)
+
+@functools.cache
+def _entry_validator() -> Any:
+    """Built once: constructing a pydantic TypeAdapter costs about a millisecond."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Entry)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,10 @@ def config_schema(host: PluginHost) -> dict[str, Any]:
         return body
 
     def choice(kind: Kind) -> dict[str, Any]:
-        options = [part(spec) for spec in host.parts(kind)]
+        specs = host.parts(kind)
+        options = [part(spec) for spec in specs]
+        if specs:  # `store: memory` is short for `store: {use: memory}`
+            options.append({"enum": [spec.name for spec in specs]})
         return {"anyOf": options} if options else {"type": "object"}
 
     stack_properties: dict[str, Any] = {

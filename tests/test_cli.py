@@ -90,10 +90,17 @@ def test_config_errors_exit_2_with_file_and_line(workdir):
 def test_config_show_check_schema_and_doctor(workdir):
     shown = json.loads(agentframe(workdir, "config", "show", "--json").stdout)
     assert shown["config"]["adapter"]["use"] == "scripted"
+    (workdir / "secret.yaml").write_text(
+        "adapter: {use: openai, base_url: 'http://x', model: m, api_key: s3cr3t}\n"
+    )
+    masked = agentframe(workdir, "-c", "secret.yaml", "config", "show")
+    assert "s3cr3t" not in masked.stdout and "api_key: '***'" in masked.stdout
     assert agentframe(workdir, "config", "check").returncode == 0
     schema = json.loads(agentframe(workdir, "config", "schema").stdout)
-    adapters = {o["properties"]["use"]["const"] for o in schema["properties"]["adapter"]["anyOf"]}
+    options = schema["properties"]["adapter"]["anyOf"]
+    adapters = {o["properties"]["use"]["const"] for o in options if "properties" in o}
     assert "scripted" in adapters
+    assert "scripted" in options[-1]["enum"]  # the `adapter: scripted` shorthand
     import yaml
     from jsonschema import Draft202012Validator
 

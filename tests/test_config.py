@@ -259,3 +259,29 @@ def test_a_profile_switching_part_drops_the_base_options(tmp_path):
     )
     config = load_config(own_host, write(tmp_path, text), "test")
     assert config.store.name == "memory"  # `dir` belonged to 'files' and is gone
+
+
+def test_a_factory_that_fails_is_reported_with_its_config_path(tmp_path):
+    import types
+
+    from agentframe_core import hookimpl
+    from agentframe_core.config import PartBuildError
+    from agentframe_core.stack import build_stack
+
+    def agentframe_stores(register):
+        def broken(options):
+            raise PermissionError("cannot open /root/sessions.db")
+
+        register("locked", broken)
+
+    plugin = types.ModuleType("locked_plugin")
+    plugin.agentframe_stores = hookimpl(agentframe_stores)
+    own_host = PluginHost()
+    own_host.add("locked", plugin)
+    config = load_config(own_host, write(tmp_path, "adapter: scripted\nstore: locked\n"))
+    with pytest.raises(
+        PartBuildError,
+        match=r"store \(store 'locked'\) could not be created: "
+        r"PermissionError: cannot open",
+    ):
+        build_stack(config, own_host)

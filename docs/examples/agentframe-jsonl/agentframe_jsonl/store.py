@@ -17,12 +17,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agentframe_core import Compaction, Entry, SessionInfo
+from agentframe_core import AgentframeError, Compaction, Entry, SessionInfo
 from agentframe_core.memory import MemoryStore
 
 log = logging.getLogger(__name__)
 
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+
+
+class CorruptLogError(AgentframeError):
+    """A session log has an unreadable line before its end: refuse rather than lose data."""
 
 
 class JsonlStoreOptions(BaseModel):
@@ -62,18 +66,22 @@ class JsonlStore:
     async def _load(self, session_id: str) -> None:
         if session_id in self._loaded:
             return
-        self._loaded.add(session_id)
         path = self._path(session_id)
         if path.exists():
             await self._replay(path)
+        self._loaded.add(session_id)  # only once the whole log was read
 
     async def _replay(self, path: Path) -> None:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        """Apply every line. Only the last line may be unreadable (a write cut short by a
+        crash: that operation never completed); anywhere else it is an error, not a skip."""
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, 1):
             try:
-                record = json.loads(line)
-                await self._apply(record)
+                await self._apply(json.loads(line))
             except (ValueError, KeyError, TypeError) as err:
-                log.warning("%s:%d: skipping an unreadable line (%s)", path, number, err)
+                if number < len(lines):
+                    raise CorruptLogError(f"{path}:{number}: unreadable operation: {err}") from err
+                log.warning("%s:%d: ignoring a line cut short by a crash", path, number)
 
     async def _apply(self, record: dict[str, Any]) -> None:
         session, op = record["session"], record["op"]
@@ -124,11 +132,14 @@ class JsonlStore:
 
     async def sessions(self) -> list[SessionInfo]:
         for path in self.dir.glob("*.jsonl"):
-            first = path.open(encoding="utf-8").readline()
+            with path.open(encoding="utf-8") as file:
+                first = file.readline()
             try:
-                await self._load(json.loads(first)["session"])
-            except (ValueError, KeyError):
+                session_id = json.loads(first)["session"]
+            except (ValueError, KeyError, TypeError):
                 log.warning("%s: not a session log", path)
+                continue
+            await self._load(session_id)
         return await self._memory.sessions()
 
     async def delete(self, session_id: str) -> None:

@@ -48,3 +48,19 @@ async def test_a_config_selects_it(tmp_path: Path) -> None:
     assert result.reply == "hello"
     ops = [json.loads(line)["op"] for line in (tmp_path / "chat.jsonl").read_text().splitlines()]
     assert ops == ["enqueue", "claim", "append"]  # the user message, its claim, the reply
+
+
+async def test_a_corrupt_line_in_the_middle_is_refused_not_skipped(tmp_path: Path) -> None:
+    from agentframe_jsonl.store import CorruptLogError
+
+    store = JsonlStore(JsonlStoreOptions(dir=tmp_path))
+    await store.append("s1", Entry(kind=EntryKind.USER, content="one"))
+    await store.append("s1", Entry(kind=EntryKind.USER, content="two"))
+    log = tmp_path / "s1.jsonl"
+    first, second = log.read_text().splitlines()
+    log.write_text(f"{first[:20]}\n{second}\n")
+    fresh = JsonlStore(JsonlStoreOptions(dir=tmp_path))
+    with pytest.raises(CorruptLogError, match=r"s1.jsonl:1: unreadable operation"):
+        await fresh.context("s1")
+    with pytest.raises(CorruptLogError):  # still refused: it was never marked as loaded
+        await fresh.append("s1", Entry(kind=EntryKind.USER, content="three"))
