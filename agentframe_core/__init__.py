@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .compaction import CompactionReport
     from .context import RunContext
     from .errors import AgentframeError, ConfigError, UnknownPartError
+    from .facade import run
     from .functions import FunctionTool, FunctionToolset, tool
     from .hookspecs import hookimpl, hookspec
     from .llm import Capabilities, Completion, CompletionRequest, ToolSpec, Usage
@@ -73,6 +74,7 @@ _LAZY = {
     "UnknownPartError": ".errors",
     "Usage": ".llm",
     "hookimpl": ".hookspecs",
+    "run": ".facade",
     "hookspec": ".hookspecs",
     "new_id": ".model",
     "now_ns": ".model",
@@ -127,5 +129,6 @@ __all__ = [
     "hookspec",
     "new_id",
     "now_ns",
+    "run",
     "tool",
 ]

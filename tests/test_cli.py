@@ -145,3 +145,21 @@ def test_chat_ctrl_c_cancels_the_turn_not_the_session(workdir):
     assert chat.returncode == 0, err
     assert "turn cancelled" in err
     assert "quick" in out
+
+
+def test_the_sync_facade_runs_a_prompt_from_a_script(workdir):
+    script = (
+        "import agentframe_core\n"
+        "result = agentframe_core.run('2+3?')\n"
+        "print(result.outcome.value, result.reply)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "AGENTFRAME_CACHE_DIR": str(workdir / "cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "completed The sum is 5."

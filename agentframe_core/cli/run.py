@@ -62,12 +62,9 @@ def run(
 
     Exits with 1 when the run stopped early (max turns, repetition, ...).
     """
-    from ..session import Outcome, Session
+    from ..facade import run as run_prompt
+    from ..session import Outcome
 
-    cwd = Path.cwd()
-    agent = _agent(app, agent_name, cwd)
-    stack = app.stack()
-    text = " ".join(prompt)
     streamed = False
 
     def on_token(token: str) -> None:
@@ -75,14 +72,15 @@ def run(
         streamed = True
         click.echo(token, nl=False)
 
-    async def go() -> TurnResult:
-        async with stack:
-            session = Session(stack, session_id, agent=agent, cwd=cwd)
-            if as_json:
-                return await session.run(text)
-            return await session.run(text, on_token=on_token, on_tool=_show_tool)
-
-    result = asyncio.run(go())
+    result = run_prompt(
+        " ".join(prompt),
+        config=app.config_path(),
+        profile=app.profile,
+        agent=agent_name,
+        session_id=session_id,
+        on_token=None if as_json else on_token,
+        on_tool=None if as_json else _show_tool,
+    )
     if as_json:
         emit_json(result.to_json())
     else:

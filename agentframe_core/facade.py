@@ -1,0 +1,50 @@
+"""The thin synchronous facade, for scripts: one call answers one prompt.
+
+    import agentframe_core
+    result = agentframe_core.run("What is 2+3? Use the add tool.")
+    print(result.reply)
+
+It loads the config in force (as the CLI does), builds the stack, runs the session and closes
+everything. Async code uses `Session` directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from .session import Session, TokenCallback, ToolCallback, TurnResult
+
+__all__ = ["run"]
+
+
+def run(
+    prompt: str,
+    *,
+    config: str | Path | None = None,
+    profile: str | None = None,
+    agent: str | None = None,
+    session_id: str | None = None,
+    cwd: Path | None = None,
+    on_token: TokenCallback | None = None,
+    on_tool: ToolCallback | None = None,
+) -> TurnResult:
+    """Answer `prompt` to completion with the configured stack (`config`: a file, else
+    `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default)."""
+    from .agents import find_agents
+    from .config import find_config_file, load_config
+    from .plugins import PluginHost
+    from .stack import build_stack
+
+    where = cwd or Path.cwd()
+    host = PluginHost()
+    loaded = load_config(host, find_config_file(config, where), profile)
+    definition = find_agents(host, loaded, where).get(agent) if agent else None
+    stack = build_stack(loaded, host)
+
+    async def go() -> TurnResult:
+        async with stack:
+            session = Session(stack, session_id, agent=definition, cwd=where)
+            return await session.run(prompt, on_token=on_token, on_tool=on_tool)
+
+    return asyncio.run(go())
