@@ -449,8 +449,16 @@ class Session:
             await self.stack.store.compact(self.id, Compaction(marker, frozenset(drop)))
 
     async def _usage_so_far(self) -> Usage:
+        """Tokens billed before this Session object: compacted-away replies count too, where
+        the store can show them."""
+        store = self.stack.store
+        history = getattr(store, "history", None)  # ExportableStore (isinstance is slow)
+        if history is not None:
+            entries = [record.entry for record in await history(self.id)]
+        else:
+            entries = await store.context(self.id)
         total = Usage()
-        for entry in await self.stack.store.context(self.id):
+        for entry in entries:
             usage = entry.meta.get("usage") if entry.kind is EntryKind.ASSISTANT else None
             if isinstance(usage, dict):
                 total += Usage(**{k: int(v) for k, v in usage.items() if k in _USAGE_KEYS})

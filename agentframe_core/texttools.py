@@ -27,7 +27,7 @@ __all__ = [
 
 def tools_prompt(tools: list[ToolSpec], *, constrained: bool) -> str:
     """The system-prompt section that teaches a model to call `tools` in JSON."""
-    lines = ["# Tools", "", "You can call these tools:"]
+    lines = ["# How to call tools", "", "Each tool, with the JSON schema of its arguments:"]
     for spec in tools:
         params = json.dumps(spec.parameters.get("properties", {}), ensure_ascii=False)
         lines.append(f"- {spec.name}: {spec.description.strip() or '(no description)'}")
@@ -35,7 +35,8 @@ def tools_prompt(tools: list[ToolSpec], *, constrained: bool) -> str:
     lines += [
         "",
         'To call a tool, reply with only a JSON object: {"tool": "<name>", "args": {...}}.',
-        "You will get its result in the next message. Call one tool at a time.",
+        "You will get its result in the next message. One call per reply: this overrides",
+        "any advice above about several calls in the same reply.",
     ]
     if constrained:
         lines.append('When you have the final answer, reply {"answer": "<your answer>"}.')
