@@ -13,6 +13,7 @@ from pydantic import (
     PositiveFloat,
     PositiveInt,
     SecretStr,
+    ValidationInfo,
     field_validator,
 )
 
@@ -70,6 +71,19 @@ class OpenAIOptions(BaseModel):
             raise ValueError(f"must be an http:// or https:// URL, not {value!r}")
         return value.rstrip("/")
 
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_env_is_set(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """A variable named on purpose must hold the key, or every call would fail with 401
+        at run time; the default one may be unset (local servers need no key). Runs only
+        when `api_key_env` is given: pydantic does not validate defaults."""
+        if value and info.data.get("api_key") is None and not os.environ.get(value):
+            raise ValueError(
+                f"{value} is not set in the environment: export it, give the key in `api_key`, "
+                "or set `api_key_env: null` to send no key"
+            )
+        return value
+
     def resolve_key(self) -> tuple[str | None, str]:
         """The API key, and where it came from (for error messages, never the key itself)."""
         if self.api_key is not None:
@@ -78,9 +92,5 @@ class OpenAIOptions(BaseModel):
             key = os.environ.get(self.api_key_env)
             if key:
                 return key, f"${self.api_key_env}"
-            if "api_key_env" in self.model_fields_set:
-                raise ValueError(
-                    f"api_key_env names {self.api_key_env}, which is not set in the environment"
-                )
             return None, f"${self.api_key_env} (not set, so no key was sent)"
         return None, "nowhere (no api_key and no api_key_env)"

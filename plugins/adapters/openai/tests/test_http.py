@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from pathlib import Path
 
 import pytest
 from agentframe_adapter_openai import (
@@ -21,8 +22,11 @@ from agentframe_adapter_openai import (
 )
 from agentframe_adapter_openai.testing import Action, ScriptedServer
 
+from agentframe_core.config import load_config
+from agentframe_core.errors import ConfigError
 from agentframe_core.llm import Completion, CompletionRequest, ToolSpec
 from agentframe_core.model import Message
+from agentframe_core.plugins import PluginHost
 
 HELLO = CompletionRequest([Message("user", "Say hello.")])
 ADD = ToolSpec("add", "Add two numbers.", {"type": "object", "properties": {}})
@@ -169,11 +173,29 @@ async def test_401_names_the_key_variable_and_is_not_retried(
 
 
 def test_a_named_key_variable_that_is_unset_is_a_config_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Refused by `config check` with file, line and YAML path, not at the first call."""
+    monkeypatch.delenv("NOPE_KEY", raising=False)
+    path = tmp_path / "agentframe.yaml"
+    path.write_text("store: memory\nadapter:\n  use: openai\n  api_key_env: NOPE_KEY\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(PluginHost(), path)
+    (issue,) = caught.value.issues
+    assert str(issue).startswith(f"{path}:4: adapter.api_key_env: NOPE_KEY is not set")
+    monkeypatch.setenv("NOPE_KEY", "sk-now-set")
+    assert load_config(PluginHost(), path).adapter.build()._headers["Authorization"]
+
+
+def test_the_default_key_variable_and_an_explicit_key_may_be_unset(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Local servers need no key: only a variable named on purpose must be set."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("NOPE_KEY", raising=False)
-    with pytest.raises(ValueError, match="NOPE_KEY"):
-        OpenAIAdapter(OpenAIOptions(api_key_env="NOPE_KEY"))
+    assert "Authorization" not in OpenAIAdapter(OpenAIOptions())._headers
+    with_key = OpenAIOptions(api_key="sk-given", api_key_env="NOPE_KEY")
+    assert with_key.resolve_key() == ("sk-given", "the `api_key` option")
 
 
 async def test_other_4xx_is_not_retried(server: ScriptedServer) -> None:
