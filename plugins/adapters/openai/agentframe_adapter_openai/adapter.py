@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -96,17 +97,36 @@ class OpenAIAdapter:
         return body
 
     def client(self) -> httpx.AsyncClient:
-        """The pooled client of the running event loop (a client cannot cross loops)."""
+        """The pooled client of the running event loop (a client cannot cross loops: one
+        made on another loop is closed first)."""
         loop = asyncio.get_running_loop()
-        if self._http is None or self._loop is not loop:
+        if self._http is not None and self._loop is not loop:
+            self._release()
+        if self._http is None:
             self._http = httpx.AsyncClient(headers=self._headers, timeout=self._timeout)
             self._loop = loop
         return self._http
 
     async def aclose(self) -> None:
-        http, self._http = self._http, None
-        if http is not None and self._loop is asyncio.get_running_loop():
+        if self._http is not None and self._loop is asyncio.get_running_loop():
+            http, self._http, self._loop = self._http, None, None
             await http.aclose()
+        else:
+            self._release()
+
+    def _release(self) -> None:
+        """Drop the client of another loop, closing it on that loop while it is open.
+
+        A closed loop's connections cannot be closed any more: `transport.close()` schedules
+        its last step on their loop, which raises once closed. Nothing keeps them alive either
+        (closing the loop closed its selector), so the garbage collector closes their sockets
+        as soon as the client is dropped."""
+        http, loop = self._http, self._loop
+        self._http, self._loop = None, None
+        if http is None or loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed in between
+            asyncio.run_coroutine_threadsafe(http.aclose(), loop)
 
     # -- the two calls ---------------------------------------------------------------------
 

@@ -97,6 +97,11 @@ class ScriptedServer:
         with self._lock:
             self.requests.append({"path": path, "headers": headers, "body": body})
 
+    @property
+    def open_connections(self) -> int:
+        """Connections the client has not closed yet (a keep-alive one stays open)."""
+        return self._httpd.open_connections
+
     def call_id(self) -> str:
         return f"call_{next(self._ids)}"
 
@@ -117,6 +122,21 @@ class ScriptedServer:
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.open_connections = 0
+        self._count_lock = threading.Lock()
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """Serves one connection, request after request, until the client closes it."""
+        with self._count_lock:
+            self.open_connections += 1
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._count_lock:
+                self.open_connections -= 1
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hangs up (as scripted drops make it) is not worth a traceback."""

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -281,3 +284,46 @@ def test_one_adapter_serves_several_event_loops(server: ScriptedServer) -> None:
     adapter = adapter_for(server)
     for _ in range(2):
         assert asyncio.run(adapter.complete(HELLO)).content.startswith("Hello")
+
+
+async def wait_for(condition: Callable[[], bool], seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_client_left_on_another_live_loop_is_closed_there(server: ScriptedServer) -> None:
+    """A loop in another thread keeps its idle connections registered (so alive): replacing
+    the client, or closing the adapter from elsewhere, closes them on that loop."""
+    other = asyncio.new_event_loop()
+    thread = threading.Thread(target=other.run_forever, daemon=True)
+    thread.start()
+    adapter = adapter_for(server)
+    try:
+        for _ in range(2):
+            asyncio.run_coroutine_threadsafe(adapter.complete(HELLO), other).result(10)
+            assert server.open_connections == 1
+            await adapter.complete(HELLO)  # this loop: a new client, the other one closed
+            await wait_for(lambda: server.open_connections == 1)
+            asyncio.run_coroutine_threadsafe(adapter.complete(HELLO), other).result(10)
+            await wait_for(lambda: server.open_connections == 1)
+        await adapter.aclose()  # the client lives on `other`: closed there
+        await wait_for(lambda: server.open_connections == 0)
+    finally:
+        other.call_soon_threadsafe(other.stop)
+        thread.join(5)
+        other.close()
+
+
+def test_a_client_of_a_closed_loop_is_released(server: ScriptedServer) -> None:
+    """Its connections cannot be closed through asyncio any more; dropping them lets the
+    garbage collector close their sockets."""
+    adapter = adapter_for(server)
+    for _ in range(3):
+        asyncio.run(adapter.complete(HELLO))
+    gc.collect()
+    deadline = time.monotonic() + 5
+    while server.open_connections > 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.open_connections == 1
