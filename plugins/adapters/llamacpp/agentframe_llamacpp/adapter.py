@@ -45,6 +45,8 @@ class LlamaCppAdapter:
         url = f"{await self.runtime.ensure(name)}/v1"
         adapter = self._adapters.get(name)
         if adapter is None or adapter.options.base_url != url:
+            if adapter is not None:  # the server came back on another port
+                await adapter.aclose()
             options = self.options
             adapter = OpenAIAdapter(
                 OpenAIOptions(

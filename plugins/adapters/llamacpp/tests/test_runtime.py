@@ -160,14 +160,17 @@ async def test_a_killed_server_is_restarted(llama_runtime: LlamaRuntime, tmp_pat
     try:
         await adapter.complete(request)
         pid = runtime.servers["smollm2"].record.pid
+        old_client = adapter._adapters["smollm2"].client()
         os.kill(pid, signal.SIGKILL)  # no waiting: the request may meet the dying server
         completion = await adapter.complete(request)
         assert completion.usage.completion_tokens > 0
+        assert old_client.is_closed, "the client of the dead server's port is closed"
         assert runtime.restarts["smollm2"] == 1
         new_pid = runtime.servers["smollm2"].record.pid
         assert new_pid != pid and pid_alive(new_pid)
         assert "exited" not in Path(runtime.log_file("smollm2")).read_text()[-200:]
     finally:
+        await adapter.aclose()
         runtime.stop_owned()
 
 
