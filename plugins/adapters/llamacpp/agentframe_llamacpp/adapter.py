@@ -100,4 +100,4 @@ class LlamaCppAdapter:
             await adapter.aclose()
         self._adapters.clear()
         if self._owns_runtime:
-            self.runtime.stop_owned()
+            await self.runtime.astop_owned()

@@ -165,7 +165,7 @@ class LlamaRuntime:
         try:
             await wait_healthy(server, self.options.start_timeout)
         except BaseException:
-            server.stop()
+            await server.astop()
             raise
         write_state(self.state_file(name), server.record)
         self.servers[name] = server
@@ -208,15 +208,30 @@ class LlamaRuntime:
         return stopped
 
     def stop_owned(self) -> None:
-        """Stop every server this process started (not detached ones, not adopted ones)."""
-        for name, server in list(self.servers.items()):
-            if server.owned:
-                server.stop()
-                self.servers.pop(name, None)
-                if (
-                    record := read_state(self.state_file(name))
-                ) and record.pid == server.record.pid:
-                    self.state_file(name).unlink(missing_ok=True)
+        """Stop every server this process started (not detached ones, not adopted ones).
+        Blocks: for atexit and sync callers; async code uses `astop_owned`."""
+        for name, server in self._take_owned():
+            server.stop()
+            self._forget(name, server)
+
+    async def astop_owned(self) -> None:
+        """`stop_owned` without blocking the event loop (the servers stop side by side)."""
+        owned = self._take_owned()
+        await asyncio.gather(*(server.astop() for _, server in owned))
+        for name, server in owned:
+            self._forget(name, server)
+
+    def _take_owned(self) -> list[tuple[str, Server]]:
+        owned = [(name, server) for name, server in self.servers.items() if server.owned]
+        for name, _ in owned:
+            del self.servers[name]
+        return owned
+
+    def _forget(self, name: str, server: Server) -> None:
+        """Remove the state file, unless it describes another server by now."""
+        record = read_state(self.state_file(name))
+        if record is not None and record.pid == server.record.pid:
+            self.state_file(name).unlink(missing_ok=True)
 
     def _lock(self, name: str) -> asyncio.Lock:
         locks = self._locks.setdefault(asyncio.get_running_loop(), {})

@@ -71,12 +71,17 @@ class Server:
         return pid_alive(self.record.pid)
 
     def stop(self, timeout: float = 10.0) -> None:
-        """SIGTERM the server's process group, then SIGKILL what is left after `timeout`."""
+        """SIGTERM the server's process group, then SIGKILL what is left after `timeout`.
+        Blocks while it waits: from async code, use `astop`."""
         for sig in (signal.SIGTERM, signal.SIGKILL):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.record.pid, sig)
             if self._wait(timeout):
                 return
+
+    async def astop(self, timeout: float = 10.0) -> None:
+        """`stop` in a worker thread, so the event loop runs on while the server exits."""
+        await asyncio.to_thread(self.stop, timeout)
 
     def _wait(self, timeout: float) -> bool:
         if self.process is not None:
@@ -168,7 +173,7 @@ def spawn(
 
 async def wait_healthy(server: Server, timeout: float) -> None:
     """Poll `/health` until it answers 200; fail with the log's tail if the process exits
-    or `timeout` passes."""
+    or `timeout` passes (stopping the server is left to the caller, which does it once)."""
     url = f"{server.base_url}/health"
     deadline = time.monotonic() + timeout
     async with httpx.AsyncClient(timeout=2.0) as client:
@@ -184,7 +189,6 @@ async def wait_healthy(server: Server, timeout: float) -> None:
                 if (await client.get(url)).status_code == 200:
                     return
             if time.monotonic() > deadline:
-                server.stop()
                 raise ServerStartError(
                     f"llama-server for model {server.record.name!r} did not become healthy "
                     f"within {timeout:g}s (raise start_timeout for big models). The end of its "

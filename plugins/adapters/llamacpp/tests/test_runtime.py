@@ -171,7 +171,7 @@ async def test_a_killed_server_is_restarted(llama_runtime: LlamaRuntime, tmp_pat
         assert "exited" not in Path(runtime.log_file("smollm2")).read_text()[-200:]
     finally:
         await adapter.aclose()
-        runtime.stop_owned()
+        await runtime.astop_owned()
 
 
 async def test_repeated_crashes_give_up_with_the_log(
@@ -188,7 +188,7 @@ async def test_repeated_crashes_give_up_with_the_log(
             await runtime.ensure("smollm2")
         assert "llama_server" in str(caught.value) or "srv" in str(caught.value)
     finally:
-        runtime.stop_owned()
+        await runtime.astop_owned()
 
 
 async def test_the_memory_reserve_refuses_a_start(
