@@ -111,6 +111,7 @@ class LlamaRuntime:
             if server is not None:
                 del self.servers[name]
                 if server.owned:
+                    await server.astop()  # reaps it, and ends its watchdog
                     await self._after_crash(name, server)
             return (await self._start(name, detached=False)).base_url
 

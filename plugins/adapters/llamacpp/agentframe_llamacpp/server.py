@@ -1,17 +1,18 @@
 """One `llama-server` process: spawned in its own process group with its log in a file,
 waited on until `/health` answers, stopped with its whole group, and described by a small
-state file so other agentframe processes (and `agentframe llama`) can find it."""
+state file so other agentframe processes (and `agentframe llama`) can find it. A server this
+process owns has a watchdog (see `watchdog`) that stops it if this process dies."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import json
 import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections import deque
 from dataclasses import asdict, dataclass
@@ -20,12 +21,24 @@ from typing import IO
 
 import httpx
 
+from . import watchdog
 from .errors import ServerStartError
+from .watchdog import pid_alive
 
-__all__ = ["Server", "ServerRecord", "adopt", "free_port", "log_tail", "spawn", "wait_healthy"]
+__all__ = [
+    "Server",
+    "ServerRecord",
+    "adopt",
+    "free_port",
+    "log_tail",
+    "pid_alive",
+    "spawn",
+    "wait_healthy",
+]
 
 LOG_ROTATE_BYTES = 5 * 1024 * 1024
-_PR_SET_PDEATHSIG = 1
+#: Seconds a server gets to exit on SIGTERM before SIGKILL.
+STOP_GRACE = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +61,15 @@ class ServerRecord:
 
 
 class Server:
-    def __init__(self, record: ServerRecord, process: subprocess.Popen[bytes] | None) -> None:
+    def __init__(
+        self,
+        record: ServerRecord,
+        process: subprocess.Popen[bytes] | None,
+        watchdog: subprocess.Popen[bytes] | None = None,
+    ) -> None:
         self.record = record
         self.process = process
+        self.watchdog = watchdog
 
     @property
     def owned(self) -> bool:
@@ -70,16 +89,20 @@ class Server:
             return self.process.poll() is None
         return pid_alive(self.record.pid)
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """SIGTERM the server's process group, then SIGKILL what is left after `timeout`.
-        Blocks while it waits: from async code, use `astop`."""
+    def stop(self, timeout: float = STOP_GRACE) -> None:
+        """SIGTERM the server's process group (its watchdog too), then SIGKILL what is left
+        after `timeout`. Blocks while it waits: from async code, use `astop`."""
         for sig in (signal.SIGTERM, signal.SIGKILL):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.record.pid, sig)
             if self._wait(timeout):
-                return
+                break
+        if self.watchdog is not None:
+            if self.watchdog.stdin is not None:
+                self.watchdog.stdin.close()
+            self.watchdog.wait()
 
-    async def astop(self, timeout: float = 10.0) -> None:
+    async def astop(self, timeout: float = STOP_GRACE) -> None:
         """`stop` in a worker thread, so the event loop runs on while the server exits."""
         await asyncio.to_thread(self.stop, timeout)
 
@@ -98,33 +121,11 @@ class Server:
         return False
 
 
-def pid_alive(pid: int) -> bool:
-    """Is `pid` a running process? A zombie (dead, not yet reaped) is not."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rpartition(")")[2].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 def free_port(host: str) -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
         port: int = sock.getsockname()[1]
         return port
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: get SIGTERM when the parent dies (Linux), so even a
-    SIGKILLed agentframe leaves no llama-server behind."""
-    with contextlib.suppress(Exception):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _open_log(path: Path) -> IO[bytes]:
@@ -145,7 +146,9 @@ def spawn(
     log: Path,
     detached: bool,
 ) -> Server:
-    """Start `command` in a new session (its own process group), output appended to `log`."""
+    """Start `command` in its own process group, output appended to `log`. A detached
+    server gets its own session (it outlives this process and its terminal); an owned one
+    gets a watchdog that stops it when this process dies."""
     with _open_log(log) as log_file:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         log_file.write(f"\n=== agentframe {stamp}: {' '.join(command)}\n".encode())
@@ -155,9 +158,10 @@ def spawn(
             stdin=subprocess.DEVNULL,
             stdout=log_file,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=None if detached else _die_with_parent,
+            start_new_session=detached,
+            process_group=None if detached else 0,
         )
+        guard = None if detached else _watch(process, log_file)
     record = ServerRecord(
         name=name,
         pid=process.pid,
@@ -168,7 +172,29 @@ def spawn(
         started_at=time.time(),
         owner=None if detached else os.getpid(),
     )
-    return Server(record, process)
+    return Server(record, process, guard)
+
+
+def _watch(process: subprocess.Popen[bytes], log_file: IO[bytes]) -> subprocess.Popen[bytes] | None:
+    """Start the watchdog of `process`, in its process group (so in this session: hence
+    `process_group=0`, not a new session, for owned servers). Its stdin is a pipe whose write
+    end stays here, not inherited by other children (close-on-exec); a child forked without
+    exec would hold it too, and delay the watchdog until that child exits."""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", watchdog.__file__, str(process.pid), str(STOP_GRACE)],
+            stdin=subprocess.PIPE,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            process_group=process.pid,
+        )
+    except OSError:
+        if process.poll() is not None:
+            return None  # the server died at once (no group to join): wait_healthy says why
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
 
 
 async def wait_healthy(server: Server, timeout: float) -> None:

@@ -161,10 +161,12 @@ async def test_a_killed_server_is_restarted(llama_runtime: LlamaRuntime, tmp_pat
         await adapter.complete(request)
         pid = runtime.servers["smollm2"].record.pid
         old_client = adapter._adapters["smollm2"].client()
+        old_watchdog = runtime.servers["smollm2"].watchdog
         os.kill(pid, signal.SIGKILL)  # no waiting: the request may meet the dying server
         completion = await adapter.complete(request)
         assert completion.usage.completion_tokens > 0
         assert old_client.is_closed, "the client of the dead server's port is closed"
+        assert old_watchdog is not None and old_watchdog.returncode is not None
         assert runtime.restarts["smollm2"] == 1
         new_pid = runtime.servers["smollm2"].record.pid
         assert new_pid != pid and pid_alive(new_pid)
@@ -268,18 +270,25 @@ from agentframe_llamacpp import LlamaRuntime, ModelOptions
 from agentframe_llamacpp.testing import options_for_tests
 options = options_for_tests(models={"smollm2": ModelOptions(path=sys.argv[1], ctx_size=1024)})
 runtime = LlamaRuntime(options, models_dir=Path(sys.argv[2]), state_dir=Path(sys.argv[2]))
-asyncio.run(runtime.ensure("smollm2"))
+if sys.argv[3] == "thread":  # started from a worker thread that then ends
+    import threading
+    worker = threading.Thread(target=asyncio.run, args=(runtime.ensure("smollm2"),))
+    worker.start()
+    worker.join()
+else:
+    asyncio.run(runtime.ensure("smollm2"))
 print(runtime.servers["smollm2"].record.pid, flush=True)
-if sys.argv[3] == "hang":
+if sys.argv[3] != "exit":
     import time; time.sleep(600)
 """
 
 
-@pytest.mark.parametrize("how", ["exit", "sigkill"])
+@pytest.mark.parametrize("how", ["exit", "sigkill", "thread"])
 def test_no_orphan_when_agentframe_exits(
     llama_runtime: LlamaRuntime, tmp_path: Path, how: str
 ) -> None:
-    """A normal exit stops the server; so does a SIGKILLed parent (parent-death signal)."""
+    """A normal exit stops the server; so does a SIGKILLed parent (the watchdog), also when
+    the server was started from a thread that has ended, which must not stop it."""
     script = tmp_path / "start.py"
     script.write_text(textwrap.dedent(SCRIPT))
     args = [
@@ -287,14 +296,19 @@ def test_no_orphan_when_agentframe_exits(
         str(script),
         model_path(llama_runtime),
         str(tmp_path),
-        "hang" if how == "sigkill" else "exit",
+        how,
     ]
     parent = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
-    assert parent.stdout is not None
-    pid = int(parent.stdout.readline())
-    assert pid_alive(pid)
-    if how == "sigkill":
-        parent.kill()
+    try:
+        assert parent.stdout is not None
+        pid = int(parent.stdout.readline())
+        assert pid_alive(pid)
+        if how == "thread":
+            time.sleep(1.0)  # a parent-death signal would have stopped it by now
+            assert pid_alive(pid), "the server died with the thread that started it"
+    finally:
+        if how != "exit":
+            parent.kill()
     assert parent.wait(30) is not None
     deadline = time.monotonic() + 10
     while pid_alive(pid) and time.monotonic() < deadline:

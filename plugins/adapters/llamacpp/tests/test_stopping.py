@@ -84,4 +84,5 @@ async def test_astop_owned_lets_the_loop_run_while_servers_exit(tmp_path: Path) 
     await runtime.astop_owned()
     await asyncio.wait_for(releaser, 1)
     assert (tmp_path / "clean-exit").exists() and not server.alive()
+    assert server.watchdog is not None and server.watchdog.returncode is not None
     assert not runtime.servers
