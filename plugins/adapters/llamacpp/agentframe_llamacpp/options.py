@@ -20,7 +20,11 @@ from pydantic import (
     model_validator,
 )
 
+from agentframe_core.agent import Backoff
+
 __all__ = ["DEFAULT_MODEL", "FLAGS", "LlamaCppOptions", "ModelOptions", "parse_source"]
+
+MAX_RESTART_DELAY_MS = 60_000
 
 #: A model option and the `llama-server` flag it becomes.
 FLAGS: dict[str, str] = {
@@ -169,6 +173,14 @@ class LlamaCppOptions(BaseModel):
                 )
             ports[model.port] = name
         return self
+
+    def restart_delays(self) -> Backoff:
+        """Seconds before each restart in a row: `restart_backoff`, doubling, at most a minute."""
+        return Backoff(
+            max_retries=self.max_restarts,
+            base_delay_ms=round(self.restart_backoff * 1000),
+            max_delay_ms=MAX_RESTART_DELAY_MS,
+        )
 
     @property
     def default(self) -> str:

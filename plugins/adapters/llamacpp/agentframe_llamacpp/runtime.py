@@ -189,7 +189,7 @@ class LlamaRuntime:
                 f"in a row; not restarting it again. The end of its log ({server.record.log}):\n"
                 + log_tail(Path(server.record.log), 15)
             )
-        delay = min(60.0, self.options.restart_backoff * 2 ** (len(crashes) - 1))
+        delay = self.options.restart_delays().delay(len(crashes))
         code = server.process.returncode if server.process else "?"
         log.warning("llama-server for %r exited (code %s); restarting in %.1fs", name, code, delay)
         self.restarts[name] = self.restarts.get(name, 0) + 1

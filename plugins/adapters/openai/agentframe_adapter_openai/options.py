@@ -17,6 +17,8 @@ from pydantic import (
     field_validator,
 )
 
+from agentframe_core.agent import Backoff
+
 __all__ = ["DEFAULT_KEY_ENV", "OpenAIOptions"]
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -83,6 +85,14 @@ class OpenAIOptions(BaseModel):
                 "or set `api_key_env: null` to send no key"
             )
         return value
+
+    def backoff(self) -> Backoff:
+        """The retry delays, as the kernel computes them (options in seconds, Backoff in ms)."""
+        return Backoff(
+            max_retries=self.max_retries,
+            base_delay_ms=round(self.backoff_base * 1000),
+            max_delay_ms=round(self.backoff_max * 1000),
+        )
 
     def resolve_key(self) -> tuple[str | None, str]:
         """The API key, and where it came from (for error messages, never the key itself)."""

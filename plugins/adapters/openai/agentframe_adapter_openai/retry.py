@@ -8,6 +8,8 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 
+from agentframe_core.agent import Backoff
+
 __all__ = ["RETRY_ERRORS", "backoff_delay", "retry_after", "retryable_status"]
 
 #: Transport failures worth another attempt: nothing (or nothing usable) reached the server,
@@ -27,11 +29,10 @@ def retryable_status(status: int) -> bool:
     return status == 429 or status >= 500
 
 
-def backoff_delay(attempt: int, base: float, cap: float) -> float:
-    """Exponential backoff with jitter before retry `attempt` (1-based): a random delay in
-    [d/2, d] with d = min(cap, base * 2**(attempt-1)), so clients that failed together do
-    not retry together."""
-    delay = min(cap, base * 2 ** (attempt - 1))
+def backoff_delay(backoff: Backoff, attempt: int) -> float:
+    """The kernel's exponential delay before retry `attempt` (1-based), jittered: a random
+    delay in [d/2, d], so clients that failed together do not retry together."""
+    delay = backoff.delay(attempt)
     return random.uniform(delay / 2, delay)
 
 

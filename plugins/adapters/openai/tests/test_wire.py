@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 
+from agentframe_adapter_openai import OpenAIOptions
+from agentframe_adapter_openai.retry import backoff_delay
 from agentframe_adapter_openai.sse import sse_data
 from agentframe_adapter_openai.wire import (
     RAW_ARGUMENTS,
@@ -140,3 +142,12 @@ async def test_sse_events_follow_the_spec() -> None:
     events = [e async for e in sse_data(_lines(body))]
     assert events == ['{"a":\n1}', "[DONE]"]
     assert json.loads(events[0]) == {"a": 1}
+
+
+def test_retry_delays_are_the_kernels_backoff_with_jitter() -> None:
+    backoff = OpenAIOptions(backoff_base=0.5, backoff_max=3.0, max_retries=6).backoff()
+    assert [backoff.delay(n) for n in range(1, 6)] == [0.5, 1.0, 2.0, 3.0, 3.0]
+    for attempt in range(1, 6):
+        delays = {backoff_delay(backoff, attempt) for _ in range(50)}
+        full = backoff.delay(attempt)
+        assert all(full / 2 <= d <= full for d in delays) and len(delays) > 1
