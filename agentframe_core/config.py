@@ -29,7 +29,15 @@ from .yamlsource import Located, YamlPath, format_path, load_yaml_text
 if TYPE_CHECKING:
     from .plugins import PluginHost
 
-__all__ = ["Config", "Limits", "PartConfig", "find_config_file", "load_config", "read_config"]
+__all__ = [
+    "Config",
+    "Limits",
+    "PartConfig",
+    "find_config_file",
+    "load_config",
+    "read_config",
+    "validate_part",
+]
 
 CONFIG_ENV = "AGENTFRAME_CONFIG"
 PROFILE_ENV = "AGENTFRAME_PROFILE"
@@ -252,13 +260,7 @@ def validate_config(host: PluginHost, located: Located) -> Config:
         if key not in TOP_LEVEL_KEYS:
             issues.append(located.issue((key,), _unknown_key_message(key, TOP_LEVEL_KEYS)))
 
-    defaults = load_yaml_text(default_config_text(), None).data
-    singles: dict[Kind, PartConfig | None] = {}
-    for kind in SINGLE_PARTS:
-        block = data.get(kind.value)
-        if block is None:
-            block = defaults[kind.value]
-        singles[kind] = _part(host, kind, block, (kind.value,), located, issues)
+    singles = {kind: _single(host, kind, located, issues) for kind in SINGLE_PARTS}
     lists: dict[Kind, list[PartConfig]] = {}
     for kind in LIST_PARTS:
         blocks = data.get(kind.value) or []
@@ -304,6 +306,30 @@ def validate_config(host: PluginHost, located: Located) -> Config:
         limits=limits,
         data=data,
     )
+
+
+def validate_part(host: PluginHost, located: Located, kind: Kind) -> PartConfig:
+    """Only the `kind` block of a read config (`adapter`, `store` or `context`), validated as
+    `validate_config` does: for commands that need one part and must not fail on the others
+    (`agentframe llama` reads the adapter's options even when no store plugin is installed)."""
+    if kind not in SINGLE_PARTS:
+        raise ValueError(f"{kind.value!r} is not a single part ({', '.join(SINGLE_PARTS)})")
+    issues: list[ConfigIssue] = []
+    part = _single(host, kind, located, issues)
+    if issues:
+        raise ConfigError(issues)
+    assert part is not None
+    return part
+
+
+def _single(
+    host: PluginHost, kind: Kind, located: Located, issues: list[ConfigIssue]
+) -> PartConfig | None:
+    """The `kind` block, or the embedded default's when the file has none."""
+    block = located.data.get(kind.value)
+    if block is None:
+        block = load_yaml_text(default_config_text(), None).data[kind.value]
+    return _part(host, kind, block, (kind.value,), located, issues)
 
 
 def _part(

@@ -9,9 +9,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentframe_core.config import Limits, load_config
+from agentframe_core.config import Limits, load_config, read_config, validate_part
 from agentframe_core.errors import ConfigError
 from agentframe_core.plugins import PluginHost
+from agentframe_core.registry import Kind
 
 
 @pytest.fixture(scope="module")
@@ -285,3 +286,17 @@ def test_a_factory_that_fails_is_reported_with_its_config_path(tmp_path):
         r"PermissionError: cannot open",
     ):
         build_stack(config, own_host)
+
+
+def test_validate_part_checks_one_part_only(host: PluginHost, tmp_path: Path) -> None:
+    """For commands that need one part: the others may be broken or not installed."""
+    text = "store: {use: no-such-store}\nadapter:\n  use: scripted\n  replise: []\n"
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        validate_part(host, read_config(path), Kind.ADAPTER)
+    (issue,) = caught.value.issues
+    assert str(issue).startswith(f"{path}:4: adapter.replise: unknown option for 'scripted'")
+    assert "did you mean 'replies'?" in str(issue)
+    path.write_text("store: {use: no-such-store}\nadapter: {use: scripted, replies: [hi]}\n")
+    assert validate_part(host, read_config(path), Kind.ADAPTER).options.replies == ["hi"]
+    assert validate_part(host, read_config(path), Kind.CONTEXT).name == "verbatim"
