@@ -11,10 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from pydantic import ValidationError
 
 from agentframe_core.cli.app import App, emit_json, handle_errors, pass_app, warn
-from agentframe_core.errors import ConfigError
 
 from .options import LlamaCppOptions
 from .runtime import LlamaRuntime
@@ -26,22 +24,20 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 
 
 def runtime_for(app: App) -> LlamaRuntime:
-    from agentframe_core.config import read_config
+    """The runtime of the config's adapter block, validated by the kernel (its messages, with
+    file and line), or of llamacpp's defaults when the config uses another adapter."""
+    from agentframe_core.config import read_config, validate_part
+    from agentframe_core.registry import Kind
 
     located = read_config(app.config_path(), app.profile)
     block = located.data.get("adapter") or {"use": "llamacpp"}
-    if isinstance(block, str):
-        block = {"use": block}
-    if not isinstance(block, dict) or block.get("use") != "llamacpp":
-        used = block.get("use") if isinstance(block, dict) else block
+    used = block.get("use") if isinstance(block, dict) else block
+    if used != "llamacpp":
         warn(f"the config's adapter is {used!r}, not llamacpp: using llamacpp's defaults")
         return LlamaRuntime(LlamaCppOptions())
-    try:
-        options = LlamaCppOptions.model_validate({k: v for k, v in block.items() if k != "use"})
-    except ValidationError as err:
-        raise ConfigError(
-            [located.issue(("adapter", *e["loc"]), e["msg"]) for e in err.errors()]
-        ) from err
+    located.data["adapter"] = block  # none in the file: llamacpp, not the kernel default
+    options = validate_part(app.host, located, Kind.ADAPTER).options
+    assert isinstance(options, LlamaCppOptions)
     return LlamaRuntime(options)
 
 

@@ -92,3 +92,15 @@ def test_a_missing_binary_says_how_to_get_one(tmp_path: Path) -> None:
     done = agentframe(tmp_path, "llama", "start")
     assert done.returncode == 1
     assert "binary_path '/nonexistent/llama-server' is not an executable file" in done.stderr
+
+
+def test_a_misspelt_option_gets_the_kernels_message(tmp_path: Path) -> None:
+    (tmp_path / "agentframe.yaml").write_text(
+        "store: {use: not-installed}\nadapter:\n  use: llamacpp\n  start_timout: 5\n"
+    )
+    done = agentframe(tmp_path, "llama", "status")
+    assert done.returncode == 2, done.stderr
+    assert (
+        "agentframe.yaml:4: adapter.start_timout: unknown option for 'llamacpp' "
+        "(did you mean 'start_timeout'?)"
+    ) in done.stderr
