@@ -5,7 +5,10 @@ has room for (see `claims`), and hands it to a worker. A worker builds a request
 envelope (the full `messages` when present, else `system` + `user`), asks its adapter, writes
 the answer then the sentinel (each atomically), and drops the claim. When its adapter fails, it
 writes an answer whose `error` says why, so that the waiting adapter fails at once rather than
-at its timeout. A task envelope it cannot read gets such an answer too.
+at its timeout. A task envelope it cannot read gets such an answer too, and so does a task on
+which anything else goes wrong (an unreadable file, an adapter misbehaving): the failure is
+logged with the task's path, the claim given up, and the worker goes on. A task whose answer
+cannot be written at all (a full disk) is given back and left to other drainers for a while.
 
 The loop wakes when a task arrives or a claim is given up (inotify), when a worker finishes
 with tasks left waiting, and every `poll_interval` regardless. With inotify it looks only at
@@ -54,6 +57,8 @@ log = logging.getLogger(__name__)
 TMP_MAX_AGE = 60.0
 #: Heartbeat files of drainers dead for longer than this are removed.
 DEAD_BEAT_MAX_AGE = 3600.0
+#: A task this drainer could neither answer nor answer with an error is left alone this long.
+RETRY_FAILED_AFTER = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +99,8 @@ class Drainer:
         self.failed = 0
         self._active: dict[str, asyncio.Task[None]] = {}
         self._unreadable: set[str] = set()
+        #: Tasks that failed with no answer written, and when this drainer may try them again.
+        self._resting: dict[str, float] = {}
         #: Tasks seen waiting and not yet claimed for want of a free worker.
         self._backlog: set[str] = set()
         self._warned_tools = False
@@ -198,6 +205,10 @@ class Drainer:
     def _answerable(self, task_id: str, path: str | os.PathLike[str]) -> bool:
         if task_id in self._active or task_id in self._unreadable:
             return False
+        if task_id in self._resting:
+            if time.monotonic() < self._resting[task_id]:
+                return False
+            del self._resting[task_id]
         if not is_task_id(task_id):
             self._unreadable.add(task_id)
             log.error("%s: not a task id (64 hex characters): ignored", path)
@@ -244,12 +255,20 @@ class Drainer:
         task.add_done_callback(finished)
 
     async def _answer(self, paths: TaskPaths) -> None:
-        started = time.monotonic()
+        """Answer one task. Whatever goes wrong, the worker lives on and the claim is not left
+        held by a drainer that is alive but no longer working on it."""
         try:
-            answer = await self._ask(paths)
+            await self._work(paths)
         except asyncio.CancelledError:
             claims.release(paths, self.id)
             raise
+        except Exception as err:  # unreadable task, full disk, an adapter misbehaving...
+            self._fail(paths, err)
+
+    async def _work(self, paths: TaskPaths) -> None:
+        started = time.monotonic()
+        try:
+            answer = await self._ask(paths)
         except FileNotFoundError:  # the task was deleted: nothing to answer
             claims.release(paths, self.id)
             return
@@ -268,6 +287,31 @@ class Drainer:
             (time.monotonic() - started) * 1000,
             f" with an error: {answer.error}" if answer.error else "",
         )
+
+    def _fail(self, paths: TaskPaths, err: Exception) -> None:
+        """Answer with an `error` if the claim is still ours and no answer is in place, so the
+        waiting adapter fails at once; then give the claim up. When even that cannot be
+        written, leave the task to other drainers for a while rather than loop on it."""
+        self.failed += 1
+        reason = f"{type(err).__name__}: {err}"
+        log.error("%s: could not answer: %s", paths.task, reason, exc_info=err)
+        try:
+            if claims.owns(paths, self.id) and not paths.done.exists():
+                write_answer(paths, Answer("", error=reason))
+                log.info("answered %s with an error: %s", paths.id, reason)
+        except OSError as again:
+            self._resting[paths.id] = time.monotonic() + RETRY_FAILED_AFTER
+            log.error(
+                "%s: could not write an error answer either (%s: %s); given back, not taken "
+                "again by this drainer for %gs",
+                paths.task,
+                type(again).__name__,
+                again,
+                RETRY_FAILED_AFTER,
+            )
+        finally:
+            with contextlib.suppress(OSError):
+                claims.release(paths, self.id)
 
     async def _ask(self, paths: TaskPaths) -> Answer:
         try:
