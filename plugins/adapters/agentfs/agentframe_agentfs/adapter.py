@@ -16,10 +16,8 @@ method still works: one delta, then the Completion).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -29,7 +27,15 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
 from agentframe_core import Capabilities, Completion, CompletionRequest
 
-from .contract import Answer, Folder, TaskPaths, atomic_write, build_task, parse_answer
+from .contract import (
+    Answer,
+    Folder,
+    TaskPaths,
+    atomic_write,
+    build_task,
+    parse_answer,
+    set_aside,
+)
 from .errors import DrainerFailedError, MalformedAnswerError, TaskTimeoutError
 from .liveness import HeartbeatMode, Liveness
 from .watch import watch
@@ -126,14 +132,14 @@ class AgentFSAdapter:
                     raise MalformedAnswerError(paths.answer, "tool calls, but no tool was offered")
             except MalformedAnswerError as err:
                 rejected += 1
-                _reject(paths)
+                kept = set_aside(paths)
                 if rejected >= MAX_REJECTIONS:
                     raise
-                log.warning("%s; set aside as %s, asking again", err, paths.rejected.name)
+                log.warning("%s; set aside as %s, asking again", err, kept and kept.name)
                 _submit(paths, envelope)
                 continue
             if answer.error is not None:
-                _reject(paths)  # so that a retry asks again instead of reading the failure
+                set_aside(paths)  # so that a retry asks again instead of reading the failure
                 raise DrainerFailedError(paths.answer, answer.error)
             return self._completion(answer)
 
@@ -196,12 +202,3 @@ def _read(paths: TaskPaths) -> Answer:
             paths.answer, "the .done sentinel exists but the answer file does not"
         ) from None
     return parse_answer(raw, paths.id, paths.answer)
-
-
-def _reject(paths: TaskPaths) -> None:
-    """Unmark the task as answered (sentinel first, so nobody reads what follows), keep the
-    answer aside for inspection, and drop any claim so that a drainer takes the task again."""
-    paths.done.unlink(missing_ok=True)
-    with contextlib.suppress(FileNotFoundError):
-        os.replace(paths.answer, paths.rejected)
-    paths.claim.unlink(missing_ok=True)

@@ -227,8 +227,8 @@ def show(task_id: str, folder: Path, as_json: bool) -> None:
 @dir_option
 @json_option
 def retry(task_id: str, folder: Path, as_json: bool) -> None:
-    """Ask a task again: its answer is set aside (as .answer.json.rejected) and a drainer
-    takes it anew."""
+    """Ask a task again: its answer is set aside (as .answer.json.rejected.<n>) and a
+    drainer takes it anew."""
     from .inspection import resolve
     from .inspection import retry as retry_task
 

@@ -47,6 +47,7 @@ __all__ = [
     "parse_answer",
     "parse_task",
     "render_conversation",
+    "set_aside",
     "step_of",
     "strip_fence",
     "task_id",
@@ -96,8 +97,10 @@ class TaskPaths:
     answer: Path
     done: Path
     claim: Path
-    #: Where a malformed or retried answer is kept, for inspection.
-    rejected: Path
+
+    def rejected(self, n: int) -> Path:
+        """Where the `n`th answer set aside (malformed, or retried) is kept, for inspection."""
+        return self.answer.with_name(f"{self.answer.name}.rejected.{n}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +135,6 @@ class Folder:
             answer=self.outbox / f"{task_id}{ANSWER_SUFFIX}",
             done=self.outbox / f"{task_id}{DONE_SUFFIX}",
             claim=self.inbox / f"{task_id}{CLAIM_SUFFIX}",
-            rejected=self.outbox / f"{task_id}{ANSWER_SUFFIX}.rejected",
         )
 
 
@@ -400,6 +402,28 @@ def write_answer(paths: TaskPaths, answer: Answer) -> None:
     """The answer file, then the sentinel: a reader that sees `.done` sees the whole answer."""
     atomic_write(paths.answer, encode_answer(paths.id, answer))
     atomic_write(paths.done, b"")
+
+
+def set_aside(paths: TaskPaths) -> Path | None:
+    """Unmark the task as answered so that a drainer takes it again: the sentinel first (so
+    nobody reads what follows), then the answer, kept as the next free `rejected(n)` (an
+    exclusive link, so no earlier one is ever overwritten), then the claim. Returns where the
+    answer was kept, None when there was none."""
+    paths.done.unlink(missing_ok=True)
+    kept = None
+    n = 1
+    while kept is None:
+        try:
+            os.link(paths.answer, paths.rejected(n))
+        except FileExistsError:
+            n += 1
+            continue
+        except FileNotFoundError:
+            break
+        paths.answer.unlink(missing_ok=True)
+        kept = paths.rejected(n)
+    paths.claim.unlink(missing_ok=True)
+    return kept
 
 
 def parse_answer(raw: bytes, task_id: str, path: Path) -> Answer:

@@ -19,6 +19,7 @@ from .contract import (
     TaskPaths,
     atomic_write,
     is_task_id,
+    set_aside,
     utc_now,
 )
 from .liveness import read_beats
@@ -160,10 +161,7 @@ def retry(folder: Folder, task_id: str) -> None:
             f"no task envelope {paths.task}: nothing to ask again (the adapter writes it anew "
             "when it next needs this answer)"
         )
-    paths.done.unlink(missing_ok=True)
-    if paths.answer.exists():
-        os.replace(paths.answer, paths.rejected)
-    paths.claim.unlink(missing_ok=True)
+    set_aside(paths)
     envelope = _load(paths.task)
     if envelope:  # rewritten, so that drainers watching the inbox notice it at once
         envelope["created_at"] = utc_now()

@@ -174,7 +174,7 @@ async def test_a_malformed_answer_is_reported_and_the_task_asked_again(
     paths = fs.folder.paths(fs.envelope(ask("please"))["task_id"])
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any(str(paths.answer) in w and "malformed answer" in w for w in warnings)
-    assert paths.rejected.read_bytes().endswith(b'"answer": "bro')
+    assert paths.rejected(1).read_bytes().endswith(b'"answer": "bro')
 
 
 async def test_a_drainers_model_failure_is_raised_then_asked_again(tmp_path, start_drainer) -> None:

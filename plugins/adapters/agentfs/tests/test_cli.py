@@ -58,7 +58,7 @@ async def test_list_answer_show_retry_status(tmp_path: Path) -> None:
     assert cli_json(tmp_path, "retry", first) == {"id": first, "retried": True}
     pending = cli_json(tmp_path, "list", "--state", "pending")
     assert sorted(t["id"] for t in pending) == sorted([first, second])  # type: ignore[index, union-attr]
-    assert (tmp_path / "work" / "agent_outbox" / f"{first}.answer.json.rejected").exists()
+    assert (tmp_path / "work" / "agent_outbox" / f"{first}.answer.json.rejected.1").exists()
     status = cli_json(tmp_path, "status")
     assert status["tasks"] == {"pending": 2, "claimed": 0, "answered": 0, "failed": 0}  # type: ignore[index]
     assert status["drainers"] == []  # type: ignore[index]
