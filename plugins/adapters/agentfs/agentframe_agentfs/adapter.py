@@ -7,11 +7,14 @@ with its path, set aside, and the task asked again; a drainer's own failure is r
 Capabilities. The adapter cannot know who drains the folder, so by default it declares no
 native tool calling: the loop then writes the tools into the prompt and parses a JSON reply,
 which every drainer can produce, even one that reads only `system` and `user`. With
-`native_tools: true` the tools travel in the envelope's `tools` field and the answer is expected
-to carry `tool_calls`: right when every drainer is agentframe's own, backed by a model with
-native tool calling. `json_schema: true` likewise forwards `response_schema` for drainers whose
-model can constrain its output. Answers arrive whole, so `streaming` is false (the `stream()`
-method still works: one delta, then the Completion).
+`native_tools: true` the tools travel in the envelope's `tools` field and the answer's
+`tool_calls`, every one, become the Completion's: right when every drainer is agentframe's own,
+backed by a model with native tool calling. Without it, an answer carrying `tool_calls` is
+malformed (the loop would read the text and never see them), never silently cut down to text.
+A fenced answer is unfenced, by the kernel's rule, only when the request asked for JSON; the
+loop's parser reads a fenced tool call itself. `json_schema: true` likewise forwards
+`response_schema` for drainers whose model can constrain its output. Answers arrive whole, so
+`streaming` is false (the `stream()` method still works: one delta, then the Completion).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
 from agentframe_core import Capabilities, Completion, CompletionRequest
+from agentframe_core.texttools import strip_fence
 
 from .contract import (
     Answer,
@@ -112,7 +116,7 @@ class AgentFSAdapter:
             context_label=label if isinstance(label, str) else self.options.context_label,
             max_tokens=request.max_tokens or self.options.max_tokens,
             timeout_seconds=self.options.timeout_seconds,
-            tools=request.tools,
+            tools=request.tools if self.options.native_tools else (),
             response_schema=request.response_schema if self.options.json_schema else None,
         )
 
@@ -128,8 +132,8 @@ class AgentFSAdapter:
             await self._wait(paths, deadline)
             try:
                 answer = _read(paths)
-                if answer.tool_calls and self.options.native_tools and not request.tools:
-                    raise MalformedAnswerError(paths.answer, "tool calls, but no tool was offered")
+                if answer.tool_calls:
+                    self._check_calls(paths, request)
             except MalformedAnswerError as err:
                 rejected += 1
                 kept = set_aside(paths)
@@ -141,29 +145,20 @@ class AgentFSAdapter:
             if answer.error is not None:
                 set_aside(paths)  # so that a retry asks again instead of reading the failure
                 raise DrainerFailedError(paths.answer, answer.error)
-            return self._completion(answer)
+            return _completion(answer, request)
 
-    def _completion(self, answer: Answer) -> Completion:
-        """The answer as the loop expects it from an adapter of these capabilities: without
-        native tool calling, a structured call is given back in the text form the loop parses
-        (`{"tool": ..., "args": ...}`, one call per reply)."""
-        text, calls = answer.text, answer.tool_calls
-        if calls and not self.options.native_tools:
-            if len(calls) > 1:
-                log.warning(
-                    "%d tool calls in one answer; text tool calling keeps the first", len(calls)
-                )
-            text = json.dumps(
-                {"tool": calls[0].name, "args": calls[0].arguments}, ensure_ascii=False
+    def _check_calls(self, paths: TaskPaths, request: CompletionRequest) -> None:
+        """Structured tool calls go to the loop as they are, so they must be what it can take:
+        an adapter without native tool calling has the loop read calls from the text."""
+        if not self.options.native_tools:
+            raise MalformedAnswerError(
+                paths.answer,
+                "structured `tool_calls`, but the adapter has `native_tools: false`: the loop "
+                'reads a tool call from the answer text ({"tool": "<name>", "args": {...}}); '
+                "set `native_tools: true` if the drainers answer with `tool_calls`",
             )
-            calls = ()
-        return Completion(
-            content=text,
-            tool_calls=calls,
-            usage=answer.usage,
-            finish_reason=answer.finish_reason or ("tool_calls" if calls else "stop"),
-            model=answer.model or "agentfs",
-        )
+        if not request.tools:
+            raise MalformedAnswerError(paths.answer, "tool calls, but no tool was offered")
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str | Completion]:
         completion = await self.complete(request)
@@ -192,6 +187,19 @@ class AgentFSAdapter:
 
 def _submit(paths: TaskPaths, envelope: dict[str, Any]) -> None:
     atomic_write(paths.task, json.dumps(envelope, ensure_ascii=False, indent=1).encode("utf-8"))
+
+
+def _completion(answer: Answer, request: CompletionRequest) -> Completion:
+    """The answer as the loop gets it: the text as written, unfenced (by the kernel's rule)
+    only when the request asked for JSON; the tool calls, all of them, as they came."""
+    text = strip_fence(answer.text) if request.response_schema is not None else answer.text
+    return Completion(
+        content=text,
+        tool_calls=answer.tool_calls,
+        usage=answer.usage,
+        finish_reason=answer.finish_reason or ("tool_calls" if answer.tool_calls else "stop"),
+        model=answer.model or "agentfs",
+    )
 
 
 def _read(paths: TaskPaths) -> Answer:

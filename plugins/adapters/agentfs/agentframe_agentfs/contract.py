@@ -49,7 +49,6 @@ __all__ = [
     "render_conversation",
     "set_aside",
     "step_of",
-    "strip_fence",
     "task_id",
     "utc_now",
     "write_answer",
@@ -366,19 +365,6 @@ class Answer:
     error: str | None = None
 
 
-_FENCE = re.compile(
-    r"\A\s*```[ \t]*(?:json[c5]?)?[ \t]*\r?\n(.*?)\r?\n?[ \t]*```\s*\Z", re.S | re.I
-)
-
-
-def strip_fence(text: str) -> str:
-    """The JSON inside a Markdown fence that is the whole answer; anything else unchanged."""
-    match = _FENCE.match(text)
-    if match is None or "```" in match.group(1):
-        return text
-    return match.group(1)
-
-
 def encode_answer(task_id: str, answer: Answer) -> bytes:
     data: dict[str, Any] = {"task_id": task_id, "answer": answer.text}
     if answer.tool_calls:
@@ -447,7 +433,7 @@ def parse_answer(raw: bytes, task_id: str, path: Path) -> Answer:
         raise MalformedAnswerError(path, f"bad `tool_calls`: {err}") from err
     error = data.get("error")
     return Answer(
-        text=strip_fence(text),
+        text=text,
         tool_calls=calls,
         usage=_usage(data.get("usage")),
         model=_text(data.get("model")),

@@ -50,9 +50,11 @@ async def test_list_answer_show_retry_status(tmp_path: Path) -> None:
     assert shown["state"] == "answered"  # type: ignore[index]
     assert shown["answer"]["answer"] == '```json\n{"n": 1}\n```'  # type: ignore[index]
     assert shown["task"]["user"] == "one"  # type: ignore[index]
-    # the adapter reads the hand-written answer (fence stripped)
+    # the adapter reads the hand-written answer (fence stripped: the request asks for JSON)
     fs = AgentFSAdapter(AgentFSOptions(dir=tmp_path / "work", timeout_seconds=5))
-    request = CompletionRequest([Message("user", "one")], metadata={"context_label": "s0:x"})
+    request = CompletionRequest(
+        [Message("user", "one")], response_schema={}, metadata={"context_label": "s0:x"}
+    )
     assert (await fs.complete(request)).content == '{"n": 1}'
 
     assert cli_json(tmp_path, "retry", first) == {"id": first, "retried": True}
