@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agentframe_core import Message, ToolCall, ToolSpec, Usage, new_id
+from agentframe_core.texttools import textualize
 
 from .errors import InvalidTaskIdError, MalformedAnswerError, MalformedTaskError
 
@@ -221,24 +222,16 @@ def build_task(
 def render_conversation(messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> str:
     """The `user` field: a lone user message as itself, anything longer as a transcript.
 
-    A drainer that reads only `system` and `user` sees every message, every tool call and
-    result and, when tools travel natively, the tools on offer.
+    Tool calls and results are written as the kernel's text tools write them (`textualize`:
+    the `{"tool": ..., "args": ...}` a model would reply, then `[result of <tool>]`), so a
+    drainer that reads only `system` and `user` sees the history in the very form the loop
+    teaches a model without native tools. Each message keeps a `[role]` header: without it
+    a transcript could not tell the model's earlier replies from the user's words. When tools
+    travel natively, the tools on offer close the transcript.
     """
     if len(messages) == 1 and messages[0].role == "user" and not tools:
         return messages[0].content
-    blocks = []
-    for message in messages:
-        if message.role == "tool":
-            label = f"[tool result: {message.name or 'tool'}, call {message.tool_call_id or '?'}]"
-            blocks.append(f"{label}\n{message.content}")
-            continue
-        lines = [f"[{message.role}]"]
-        if message.content:
-            lines.append(message.content)
-        for call in message.tool_calls:
-            arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
-            lines.append(f"[tool call: {call.name}, call {call.id}] {arguments}")
-        blocks.append("\n".join(lines))
+    blocks = [f"[{m.role}]\n{m.content}" for m in textualize(list(messages))]
     if tools:
         listed = [
             f"- {t.name}: {t.description}\n  parameters: {json.dumps(t.parameters, sort_keys=True)}"

@@ -117,10 +117,11 @@ def test_conversation_is_rendered_into_user_and_id_covers_it() -> None:
         messages, context_label="agent:s1:1", max_tokens=64, timeout_seconds=5, tools=[tool]
     )
     assert envelope["system"] == "Be brief."
+    # tool history as the kernel's text tools render it (`textualize`), one block per speaker
     assert envelope["user"] == (
         "[user]\nWhat is 2+3?\n\n"
-        '[assistant]\nLet me add.\n[tool call: add, call call_1] {"a": 2, "b": 3}\n\n'
-        "[tool result: add, call call_1]\n5\n\n"
+        '[assistant]\nLet me add.\n{"tool": "add", "args": {"a": 2, "b": 3}}\n\n'
+        "[user]\n[result of add]\n5\nIf this answers the question, reply with the answer.\n\n"
         '[tools you may call]\n- add: Add two numbers.\n  parameters: {"properties": {}, '
         '"type": "object"}'
     )
