@@ -188,7 +188,11 @@ async def test_a_drainers_model_failure_is_raised_then_asked_again(tmp_path, sta
     with pytest.raises(DrainerFailedError):
         await fs.complete(ask("fail"))
     assert drainer.stop() == 0
-    assert drainer.answered() == [paths.id, paths.id]
+    # Asked twice, answered twice; the task is pending again after each failure, so the live
+    # drainer may take it up once more on its own before it stops (a scan or a claim removal
+    # falling in that window): at least the two answers asked for, and only to this task.
+    answered = drainer.answered()
+    assert answered[:2] == [paths.id, paths.id] and set(answered) == {paths.id}
 
 
 async def test_two_drainers_never_answer_one_task(tmp_path, start_drainer) -> None:
