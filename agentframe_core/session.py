@@ -239,10 +239,11 @@ class Session:
                         ),
                     )
                     continue
+                # the reply's text is the whole truth here: a text-tools adapter sends no calls
                 if parsed.call is not None:
                     content, calls = "", (parsed.call,)
                 else:
-                    content = parsed.answer or ""
+                    content, calls = parsed.answer or "", ()
             calls = tuple(toolbox.to_canonical(c) for c in calls)
             await self._persist_reply(content, calls, completion)
 
