@@ -124,7 +124,9 @@ def test_generated_frontmatter_loads_or_raises_typed(
     text = "---\n" + yaml.safe_dump(data, allow_unicode=True) + "---\n" + body
     definition = load(text)
     if definition is not None:
-        assert render(definition, tmp_path) is None or definition.prompt_mode in ("extend", "full")
+        prompt = render(definition, tmp_path)
+        if prompt is not None and definition.prompt_mode == "full":
+            assert "${{" not in prompt, "full mode left a template expression unresolved"
 
 
 @SETTINGS
