@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from agentframe_core.testing.cli import run_cli
+
 CONFIG = """\
 adapter:
   use: scripted
@@ -32,18 +34,8 @@ def workdir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def agentframe(cwd: Path, *args: str, **kwargs) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(cwd / "cache"), "NO_COLOR": "1"}
-    env.pop("AGENTFRAME_CONFIG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "agentframe_core", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        **kwargs,
-    )
+def agentframe(cwd: Path, *args: str, **kwargs):
+    return run_cli(cwd, *args, timeout=120, **kwargs)
 
 
 def test_run_streams_and_shows_tool_calls(workdir):

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from agentframe_core.llm import Completion, CompletionRequest
 from agentframe_core.memory import MemoryStore
 from agentframe_core.session import Outcome, Session
 from agentframe_core.stack import Stack
+from agentframe_core.testing.cli import run_cli
 from agentframe_core.verbatim import VerbatimBuilder
 
 PROMPT = "What is 2+3? Use the add tool."
@@ -98,17 +97,8 @@ tools:
 """
 
 
-def _agentframe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(cwd / "cache"), "NO_COLOR": "1"}
-    env.pop("AGENTFRAME_CONFIG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "agentframe_core", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def _agentframe(cwd: Path, *args: str, **kwargs):
+    return run_cli(cwd, *args, timeout=300, **kwargs)
 
 
 def test_agentframe_run_on_the_default_adapter(llama_runtime: LlamaRuntime, tmp_path: Path) -> None:

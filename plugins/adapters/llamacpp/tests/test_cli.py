@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,18 +12,11 @@ import pytest
 from agentframe_llamacpp import LlamaRuntime
 from agentframe_llamacpp.server import pid_alive
 
+from agentframe_core.testing.cli import run_cli
 
-def agentframe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(cwd / "cache"), "NO_COLOR": "1"}
-    env.pop("AGENTFRAME_CONFIG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "agentframe_core", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+
+def agentframe(cwd: Path, *args: str, **kwargs):
+    return run_cli(cwd, *args, timeout=180, **kwargs)
 
 
 def as_json(done: subprocess.CompletedProcess[str]) -> Any:

@@ -1,0 +1,31 @@
+"""Run the `agentframe` CLI as a user would: a real subprocess, isolated from the caller's
+config and plugin cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["run_cli"]
+
+
+def run_cli(
+    cwd: Path, *args: str, timeout: float = 180, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    """`agentframe ARGS...` in `cwd`, with its cache in `cwd/cache`, no `$AGENTFRAME_CONFIG`
+    and no colours; output captured as text."""
+    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(cwd / "cache"), "NO_COLOR": "1"}
+    env.pop("AGENTFRAME_CONFIG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "agentframe_core", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **kwargs,
+    )
