@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from .model import Compaction, Entry, EntryKind, SessionInfo, now_ns
+from .model import Compaction, Entry, EntryKind, SessionInfo, now_ns, session_title
 from .protocols import StoredEntry
+from .retention import sessions_to_prune
 
 __all__ = ["MemoryStore"]
 
@@ -134,15 +135,14 @@ class MemoryStore:
         self, *, older_than: timedelta | None = None, keep_last: int | None = None
     ) -> list[str]:
         infos = await self.sessions()  # newest first
-        doomed: set[str] = set()
-        if older_than is not None:
-            cutoff = now_ns() - int(older_than.total_seconds() * 1e9)
-            doomed |= {info.id for info in infos if info.updated_at < cutoff}
-        if keep_last is not None:
-            doomed |= {info.id for info in infos[keep_last:]}
+        doomed = sessions_to_prune(
+            [(info.id, info.updated_at) for info in infos],
+            older_than=older_than,
+            keep_last=keep_last,
+        )
         for session_id in doomed:
             del self._sessions[session_id]
-        return sorted(doomed)
+        return doomed
 
     async def search(self, session_id: str, query: str, limit: int = 10) -> list[Entry]:
         session = self._sessions.get(session_id)
@@ -160,7 +160,4 @@ class MemoryStore:
 
 
 def _title(session: _Session) -> str | None:
-    for entry in session.entries.values():
-        if entry.kind is EntryKind.USER and entry.content.strip():
-            return entry.content.strip().splitlines()[0][:80]
-    return None
+    return next(filter(None, map(session_title, session.entries.values())), None)

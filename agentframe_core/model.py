@@ -25,6 +25,7 @@ __all__ = [
     "ToolCall",
     "new_id",
     "now_ns",
+    "session_title",
 ]
 
 
@@ -135,6 +136,14 @@ class SessionInfo:
     updated_at: int
     entries: int
     title: str | None = None
+
+
+def session_title(entry: Entry) -> str | None:
+    """The title `SessionInfo` shows for a session whose first user message is `entry`: its
+    first line, up to 80 characters (None if `entry` is no such message)."""
+    if entry.kind is EntryKind.USER and entry.content.strip():
+        return entry.content.strip().splitlines()[0][:80]
+    return None
 
 
 @dataclass(frozen=True, slots=True)

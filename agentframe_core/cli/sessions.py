@@ -232,15 +232,10 @@ def _doomed(
     newest_first: list[SessionInfo], older_than: timedelta | None, keep_last: int | None
 ) -> list[str]:
     """What `PrunableStore.prune` deletes by its contract, for `--dry-run`."""
-    from ..model import now_ns
+    from ..retention import sessions_to_prune
 
-    doomed: set[str] = set()
-    if older_than is not None:
-        cutoff = now_ns() - int(older_than.total_seconds() * 1e9)
-        doomed |= {info.id for info in newest_first if info.updated_at < cutoff}
-    if keep_last is not None:
-        doomed |= {info.id for info in newest_first[keep_last:]}
-    return sorted(doomed)
+    pairs = [(info.id, info.updated_at) for info in newest_first]
+    return sessions_to_prune(pairs, older_than=older_than, keep_last=keep_last)
 
 
 @runtime_checkable

@@ -21,8 +21,16 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agentframe_core.model import Compaction, Entry, EntryKind, SessionInfo, now_ns
+from agentframe_core.model import (
+    Compaction,
+    Entry,
+    EntryKind,
+    SessionInfo,
+    now_ns,
+    session_title,
+)
 from agentframe_core.protocols import StoredEntry
+from agentframe_core.retention import sessions_to_prune
 
 from .errors import StoreBusyError
 from .schema import Synchronous, open_database
@@ -161,7 +169,7 @@ class SqliteStore:
     def _add(self, session_id: str, entry: Entry, pending: bool) -> None:
         row = _encode(entry)
         with self._write() as db:
-            key = _touch(db, session_id, 1, _title(entry))
+            key = _touch(db, session_id, 1, session_title(entry))
             _insert(db, session_id, key, row, pending, False)
 
     async def claim_pending(self, session_id: str, at: int) -> int:
@@ -237,7 +245,7 @@ class SqliteStore:
                 raise ValueError(f"entry {record.entry.id!r} appears twice in the records")
             seen.add(record.entry.id)
         rows = [(*_encode(r.entry), r.pending, r.subsumed) for r in records]
-        title = next(filter(None, (_title(r.entry) for r in records)), None)
+        title = next(filter(None, (session_title(r.entry) for r in records)), None)
         with self._write() as db:
             _drop(db, session_id)
             key = _touch(db, session_id, len(rows), title)
@@ -255,15 +263,10 @@ class SqliteStore:
             newest_first = db.execute(
                 "SELECT id, updated_at FROM sessions ORDER BY updated_at DESC, key DESC"
             ).fetchall()
-            doomed: set[str] = set()
-            if older_than is not None:
-                cutoff = now_ns() - int(older_than.total_seconds() * 1e9)
-                doomed |= {sid for sid, updated_at in newest_first if updated_at < cutoff}
-            if keep_last is not None:
-                doomed |= {sid for sid, _ in newest_first[keep_last:]}
+            doomed = sessions_to_prune(newest_first, older_than=older_than, keep_last=keep_last)
             for session_id in doomed:
                 _drop(db, session_id)
-        return sorted(doomed)
+        return doomed
 
     async def vacuum(self) -> None:
         """Give the space of deleted sessions back to the file system: merge the search
@@ -335,13 +338,6 @@ def _decode(row: Sequence[Any]) -> Entry:
         created_at=created_at,
         meta={} if meta is None else json.loads(meta),
     )
-
-
-def _title(entry: Entry) -> str | None:
-    """What `sessions()` shows for a session whose first user message is `entry`."""
-    if entry.kind is EntryKind.USER and entry.content.strip():
-        return entry.content.strip().splitlines()[0][:80]
-    return None
 
 
 def _touch(db: sqlite3.Connection, session_id: str, added: int, title: str | None) -> int:
