@@ -78,8 +78,19 @@ _V2_SEARCH = (
     "INSERT INTO entries_fts (entries_fts) VALUES ('rebuild')",  # index what v1 stored
 )
 
+# Rows of `entries` never change but for their flags, so a reader may keep decoded entries by
+# `seq` -- unless rows are deleted: SQLite may then give a new row a deleted row's seq. Every
+# deletion bumps `generation`, and a reader that sees it move forgets what it decoded.
+_V3_GENERATION = (
+    "CREATE TABLE generation (n INTEGER NOT NULL)",
+    "INSERT INTO generation (n) VALUES (0)",
+    """CREATE TRIGGER entries_generation AFTER DELETE ON entries BEGIN
+        UPDATE generation SET n = n + 1;
+    END""",
+)
+
 #: `MIGRATIONS[v]`: the statements that take a file from schema version v to v + 1.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1_LOG, _V2_SEARCH)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1_LOG, _V2_SEARCH, _V3_GENERATION)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

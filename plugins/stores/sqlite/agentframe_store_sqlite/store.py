@@ -56,10 +56,12 @@ _INSERT_ENTRY = f"""
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _CONTEXT = f"""
-    SELECT {_COLUMNS} FROM entries
+    SELECT seq FROM entries
     WHERE session = {_SESSION_KEY} AND pending = 0 AND subsumed = 0
     ORDER BY created_at, seq
 """
+#: Decoded entries a reader keeps (about 1 KiB each for short messages).
+_DECODED_LIMIT = 100_000
 _HISTORY = f"""
     SELECT {_COLUMNS}, pending, subsumed FROM entries
     WHERE session = {_SESSION_KEY}
@@ -105,6 +107,9 @@ class SqliteStore:
         self.path = Path(path)
         self.busy_timeout = busy_timeout
         self._closed = False
+        # the reader thread's decoded entries, by seq, and the deletion count they go with
+        self._decoded: dict[int, Entry] = {}
+        self._generation: int | None = None
         self._writer = Worker("write", self.path, busy_timeout, synchronous)  # migrates
         try:
             self._reader = Worker("read", self.path, busy_timeout, synchronous)
@@ -191,7 +196,26 @@ class SqliteStore:
         return await self._read(self._context, session_id)
 
     def _context(self, session_id: str) -> list[Entry]:
-        return [_decode(row) for row in self._reader.db.execute(_CONTEXT, (session_id,))]
+        """Visible rows by seq, decoded once: a context read after a few appends decodes only
+        those few (and returns the same Entry objects, which builders compare cheaply)."""
+        db, decoded = self._reader.db, self._decoded
+        db.execute("BEGIN")  # one snapshot for the generation and the rows
+        try:
+            generation = db.execute("SELECT n FROM generation").fetchone()[0]
+            if generation != self._generation or len(decoded) > _DECODED_LIMIT:
+                decoded.clear()
+                self._generation = generation
+            seqs = [seq for (seq,) in db.execute(_CONTEXT, (session_id,))]
+            missing = [seq for seq in seqs if seq not in decoded]
+            for start in range(0, len(missing), 500):
+                chunk = missing[start : start + 500]
+                marks = ", ".join("?" * len(chunk))
+                query = f"SELECT seq, {_COLUMNS} FROM entries WHERE seq IN ({marks})"
+                for row in db.execute(query, chunk):
+                    decoded[row[0]] = _decode(row[1:])
+        finally:
+            db.execute("COMMIT")
+        return [decoded[seq] for seq in seqs]
 
     async def compact(self, session_id: str, compaction: Compaction) -> None:
         await self._run(self._compact, session_id, compaction)

@@ -139,3 +139,33 @@ async def test_a_closed_store_says_so(tmp_path: Path) -> None:
     await store.aclose()
     with pytest.raises(RuntimeError, match=r"SqliteStore\('.*s.db'\) is closed"):
         await store.context("s")
+
+
+async def test_context_decodes_each_row_once_and_never_serves_a_reused_row(tmp_path):
+    """Rows are decoded once and kept by seq; after deletions (which may hand a deleted row's
+    seq to a new row) nothing kept is trusted."""
+    from agentframe_store_sqlite import SqliteStore
+
+    from agentframe_core import Entry, EntryKind
+    from agentframe_core.protocols import StoredEntry
+
+    store = SqliteStore(tmp_path / "s.db")
+    try:
+        first = Entry(kind=EntryKind.USER, content="original", id="e1", created_at=1)
+        await store.append("s", first)
+        one = await store.context("s")
+        await store.append("s", Entry(kind=EntryKind.ASSISTANT, content="reply", created_at=2))
+        two = await store.context("s")
+        assert two[0] is one[0]  # decoded once, the same object both times
+        # another connection deletes the session and restores one with the same id, the same
+        # created_at and other content: the new row takes the deleted row's seq
+        other = SqliteStore(tmp_path / "s.db")
+        try:
+            await other.delete("s")
+            edited = Entry(kind=EntryKind.USER, content="edited", id="e1", created_at=1)
+            await other.restore("s", [StoredEntry(edited)])
+        finally:
+            await other.aclose()
+        assert [e.content for e in await store.context("s")] == ["edited"]
+    finally:
+        await store.aclose()
