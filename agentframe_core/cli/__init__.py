@@ -42,6 +42,8 @@ class AgentframeGroup(click.Group):
         return _plugin_command(ctx, name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from ..plugins import read_manifest
+
         kernel = [(name, help) for name, (_, help) in sorted(KERNEL_COMMANDS.items())]
         plugins = sorted(_manifest_commands().items())
         with formatter.section("Commands"):
@@ -49,6 +51,9 @@ class AgentframeGroup(click.Group):
         if plugins:
             with formatter.section("Plugin commands"):
                 formatter.write_dl(plugins)
+        elif not read_manifest():  # --help imports no plugin, so it only knows what was seen
+            with formatter.section("Plugin commands"):
+                formatter.write_text("(listed here once `agentframe plugins` has looked)")
 
 
 def _manifest_commands() -> dict[str, str]:
