@@ -22,7 +22,9 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
+    from .config import Config
     from .context import RunContext
+    from .diagnosis import Diagnosis
     from .model import Entry
     from .registry import Register
 
@@ -69,6 +71,12 @@ def agentframe_agent_loaders(register: Register) -> None:
 def agentframe_commands(cli: click.Group) -> None:
     """Add sub-commands to the `agentframe` CLI (a click group): `@cli.command()` or
     `cli.add_command(...)`."""
+
+
+@hookspec
+def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
+    """Check what this plugin needs to run the stack `config` describes (a binary, a model, a
+    reachable server) for `agentframe doctor`; None when the stack does not use the plugin."""
 
 
 # -- runtime hooks: called by the loop, any plugin may implement them ----------------------------

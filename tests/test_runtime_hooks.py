@@ -53,3 +53,25 @@ async def test_prepare_drops_resolved_notifications(make_stack):
     sent = [m.content for m in stack.adapter.requests[0].messages]
     assert any("tests passed" in c for c in sent)
     assert not any("build failed" in c for c in sent)
+
+
+def test_doctor_checks_of_plugins_are_isolated(tmp_path):
+    from agentframe_core.cli.app import App
+    from agentframe_core.cli.doctor import _plugin_checks
+    from agentframe_core.config import load_config
+    from agentframe_core.diagnosis import Diagnosis
+
+    def good(config):
+        return [Diagnosis("thing", True, f"adapter is {config.adapter.name}")]
+
+    def bad(config):
+        raise RuntimeError("probe crashed")
+
+    app = App()
+    app.host.add("good", plugin(agentframe_doctor=good))
+    app.host.add("bad", plugin(agentframe_doctor=bad))
+    (tmp_path / "c.yaml").write_text("adapter: scripted\nstore: memory\n")
+    checks = _plugin_checks(app, load_config(app.host, tmp_path / "c.yaml"))
+    assert Diagnosis("thing", True, "adapter is scripted") in checks
+    [failed] = [c for c in checks if not c.ok]
+    assert failed.name == "plugin bad" and "RuntimeError: probe crashed" in failed.detail

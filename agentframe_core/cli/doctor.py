@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import platform
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..diagnosis import Diagnosis
 from .app import App, emit_json, pass_app
 
 if TYPE_CHECKING:
     from ..config import Config
 
 
-@dataclass
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
+Check = Diagnosis
 
 
 @click.command()
@@ -74,6 +70,7 @@ def doctor(app: App, as_json: bool) -> None:
         profile = f" (profile {cfg.profile})" if cfg.profile else ""
         checks.append(Check("config", True, f"{source}{profile}: {' '.join(parts)}"))
         checks.append(_agents_check(app, cfg))
+        checks.extend(_plugin_checks(app, cfg))
     broken = [c for c in checks if not c.ok]
     if as_json:
         emit_json({"ok": not broken, "checks": [asdict(c) for c in checks]})
@@ -105,3 +102,21 @@ def _agents_check(app: App, cfg: Config) -> Check:
         "\n".join(str(error) for error in catalog.errors)
         + "\n(`agentframe agents check` for more)",
     )
+
+
+def _plugin_checks(app: App, cfg: Config) -> list[Check]:
+    """What each plugin says about the stack (`agentframe_doctor`), each isolated."""
+    found: list[Check] = []
+    for impl in app.host.pm.hook.agentframe_doctor.get_hookimpls():
+        try:
+            reported: Any = impl.function(config=cfg)  # a plugin's answer: check its shape
+            found.extend(check for check in reported or [] if isinstance(check, Diagnosis))
+        except Exception as err:
+            found.append(
+                Check(
+                    f"plugin {impl.plugin_name}",
+                    False,
+                    f"its doctor check raised {type(err).__name__}: {err}",
+                )
+            )
+    return found

@@ -95,3 +95,16 @@ def test_a_misspelt_option_gets_the_kernels_message(tmp_path: Path) -> None:
         "agentframe.yaml:4: adapter.start_timout: unknown option for 'llamacpp' "
         "(did you mean 'start_timeout'?)"
     ) in done.stderr
+
+
+def test_doctor_reports_the_binary_and_the_model(tmp_path: Path) -> None:
+    done = agentframe(tmp_path, "doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    assert checks["llama-server"]["ok"], checks["llama-server"]
+    assert "llama-server" in checks["llama-server"]["detail"]
+    model = checks["model smollm2"]
+    assert model["ok"] and ("not fetched yet" in model["detail"] or ".gguf" in model["detail"])
+    (tmp_path / "agentframe.yaml").write_text("adapter: {use: llamacpp, binary_path: /nope}\n")
+    broken = json.loads(agentframe(tmp_path, "doctor", "--json").stdout)
+    binary = next(c for c in broken["checks"] if c["name"] == "llama-server")
+    assert not binary["ok"] and "/nope" in binary["fix"]
