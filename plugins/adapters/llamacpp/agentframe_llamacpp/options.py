@@ -153,7 +153,11 @@ class LlamaCppOptions(BaseModel):
     )
     top_p: float | None = Field(default=None, gt=0, le=1)
     max_tokens: PositiveInt | None = None
-    seed: int | None = None
+    seed: int | None = Field(
+        default=42,
+        description="Fixed by default, so the same conversation gets the same reply from a "
+        "local model (null: a new random seed per request).",
+    )
     extra_body: dict[str, Any] = Field(
         default_factory=dict, description="Merged into every request (e.g. top_k, min_p)."
     )
