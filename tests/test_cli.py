@@ -128,7 +128,12 @@ def test_chat_ctrl_c_cancels_the_turn_not_the_session(workdir):
     try:
         chat.stdin.write("first question\n")
         chat.stdin.flush()
-        time.sleep(1.5)  # the scripted model is now 'thinking' for 30 s
+        # wait until the turn runs (its claim is in the session log): the scripted model is
+        # then 'thinking' for 30 s
+        deadline = time.monotonic() + 60
+        while not any('"op": "claim"' in p.read_text() for p in (workdir / "s").glob("*.jsonl")):
+            assert time.monotonic() < deadline, "the turn never started"
+            time.sleep(0.05)
         chat.send_signal(signal.SIGINT)
         time.sleep(0.5)
         out, err = chat.communicate("second question\n", timeout=20)  # then end of input
