@@ -426,7 +426,8 @@ async def test_a_message_sent_while_the_answer_is_written_is_answered_in_the_sam
     stack = make_stack([{"content": "first answer", "delay": 0.2}, "second answer"])
     session = Session(stack)
     run = asyncio.create_task(session.run("first question"))
-    await asyncio.sleep(0.05)
+    while not stack.adapter.requests:  # until the model is writing its first answer
+        await asyncio.sleep(0.001)
     await session.send("second question")
     result = await run
     assert result.reply == "second answer" and result.turns == 2
