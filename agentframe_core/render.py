@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from .model import Entry, EntryKind, Message, ToolCall
 
-__all__ = ["DROPPED_NOTIFICATIONS", "Renderer", "head_tail", "render_entries"]
+__all__ = ["DROPPED_NOTIFICATIONS", "Renderer", "head_tail"]
 
 #: Tag of the compaction marker the loop writes when plugins drop stale notifications.
 DROPPED_NOTIFICATIONS = "dropped-notifications"
@@ -147,8 +147,3 @@ def _args(entry: Entry) -> dict[str, object]:
         return {"_raw": entry.content}
     return value if isinstance(value, dict) else {"_value": value}
 
-
-def render_entries(entries: list[Entry], inline_chars: int = 16_000) -> list[Message]:
-    renderer = Renderer(inline_chars)
-    renderer.feed(entries)
-    return renderer.view()
