@@ -146,4 +146,3 @@ def _args(entry: Entry) -> dict[str, object]:
     except ValueError:
         return {"_raw": entry.content}
     return value if isinstance(value, dict) else {"_value": value}
-
