@@ -1,4 +1,8 @@
-"""The `agentframe` command line.
+"""The `agentframe` command line, and what a command plugin needs from it.
+
+A plugin's `agentframe_commands` hook adds click commands that use `pass_app` (the plugin host
+and the config in force), `handle_errors` (named errors, never a traceback), `emit_json` and
+`warn`. These five names are the public surface for command plugins.
 
 Commands are imported only when invoked, and plugin commands are listed from the plugin
 manifest, so `agentframe --help` imports no plugin and almost nothing of the kernel.
@@ -12,9 +16,9 @@ from typing import Any
 
 import click
 
-from .app import App, handle_errors
+from .app import App, emit_json, handle_errors, pass_app, warn
 
-__all__ = ["cli", "main"]
+__all__ = ["App", "cli", "emit_json", "handle_errors", "main", "pass_app", "warn"]
 
 #: Kernel commands: name -> (module:attribute, one-line help).
 KERNEL_COMMANDS: dict[str, tuple[str, str]] = {

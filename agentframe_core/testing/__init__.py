@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .cli import run_cli
 from .scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExhaustedError
 
 _KITS = {
@@ -21,7 +22,14 @@ _KITS = {
     "AgentLoaderConformance": ".conformance.agents",
 }
 
-__all__ = ["ScriptExhaustedError", "ScriptedAdapter", "ScriptedOptions", "ScriptedReply", *_KITS]
+__all__ = [
+    "ScriptExhaustedError",
+    "run_cli",
+    "ScriptedAdapter",
+    "ScriptedOptions",
+    "ScriptedReply",
+    *_KITS,
+]
 
 
 def __getattr__(name: str) -> Any:
