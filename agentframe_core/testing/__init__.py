@@ -13,6 +13,7 @@ from typing import Any
 from .cli import run_cli
 from .scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExhaustedError
 
+#: The kits, and the scenario data an adapter's or loader's own tests reuse.
 _KITS = {
     "StoreConformance": ".conformance.store",
     "AdapterConformance": ".conformance.adapter",
@@ -20,6 +21,10 @@ _KITS = {
     "ToolDispatcherConformance": ".conformance.tools",
     "RetrieverConformance": ".conformance.retriever",
     "AgentLoaderConformance": ".conformance.agents",
+    "Scenario": ".conformance.adapter",
+    "ADD_TOOL": ".conformance.adapter",
+    "ANSWER_SCHEMA": ".conformance.adapter",
+    "AgentLayout": ".conformance.agents",
 }
 
 __all__ = [

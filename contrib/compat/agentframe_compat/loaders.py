@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentframe_core.agent import AgentDefinition
-from agentframe_core.agents import (
+from agentframe_core import (
+    AgentDefinition,
     FolderLoader,
     Frontmatter,
     definition_from_frontmatter,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from agentframe_compat import ClaudeLoader, KigiLoader, PiLoader
 
-from agentframe_core.testing import AgentLoaderConformance
-from agentframe_core.testing.conformance.agents import AgentLayout
+from agentframe_core.testing import AgentLayout, AgentLoaderConformance
 
 
 class TestClaudeLoader(AgentLoaderConformance):

@@ -8,13 +8,9 @@ from pathlib import Path
 import pytest
 from agentframe_compat import ClaudeLoader, CompatOptions, KigiLoader, PiLoader
 from agentframe_compat.loaders import parse_pairs
-from click.testing import CliRunner
 
-from agentframe_core.agents import find_agents
-from agentframe_core.cli import cli
-from agentframe_core.errors import MissingFieldError
-from agentframe_core.plugins import PluginHost
-from agentframe_core.prompt import assemble_system_prompt
+from agentframe_core import MissingFieldError, PluginHost, assemble_system_prompt, find_agents
+from agentframe_core.testing import run_cli
 
 FILES = Path(__file__).parent / "files"
 
@@ -188,21 +184,17 @@ def test_prompt_of_a_claude_agent(project: Path) -> None:
 
 def test_agents_check_reads_a_file_in_its_own_format(project: Path) -> None:
     folder = install("claude", project / ".claude/agents")
-    result = CliRunner().invoke(
-        cli, ["agents", "check", str(folder / "orchestrator.md")], catch_exceptions=False
-    )
+    result = run_cli(project, "agents", "check", str(folder / "orchestrator.md"))
     # the Claude loader read it: bypassPermissions was translated, with a warning
     assert "'bypassPermissions' is read as 'dontAsk'" in result.stdout
     # the skill `pdf` does not exist here: that is an error, and the exit code says so
-    assert "skill 'pdf' not found" in result.stdout and result.exit_code == 1
+    assert "skill 'pdf' not found" in result.stdout and result.returncode == 1
     # Claude Code keeps skills in .claude/skills/<name>/SKILL.md: found there, it is fine
     skill = project / ".claude/skills/pdf/SKILL.md"
     skill.parent.mkdir(parents=True)
     skill.write_text("---\nname: pdf\ndescription: Work with PDF files.\n---\nUse pdftotext.\n")
-    result = CliRunner().invoke(
-        cli, ["agents", "check", str(folder / "orchestrator.md")], catch_exceptions=False
-    )
-    assert result.exit_code == 0, result.output
+    result = run_cli(project, "agents", "check", str(folder / "orchestrator.md"))
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_skills_in_the_formats_own_folders(project: Path, home: Path) -> None:

@@ -17,8 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agentframe_core import AgentframeError, Compaction, Entry, SessionInfo
-from agentframe_core.memory import MemoryStore
+from agentframe_core import AgentframeError, Compaction, Entry, MemoryStore, SessionInfo
 
 log = logging.getLogger(__name__)
 

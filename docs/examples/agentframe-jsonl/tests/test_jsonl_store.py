@@ -9,11 +9,7 @@ import pytest
 from agentframe_jsonl import JsonlStore, JsonlStoreOptions
 from agentframe_jsonl import plugin as jsonl_plugin
 
-from agentframe_core import Entry, EntryKind
-from agentframe_core.config import load_config
-from agentframe_core.plugins import PluginHost
-from agentframe_core.session import Session
-from agentframe_core.stack import build_stack
+from agentframe_core import Entry, EntryKind, PluginHost, Session, build_stack, load_config
 from agentframe_core.testing import StoreConformance
 
 

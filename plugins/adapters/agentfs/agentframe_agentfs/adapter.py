@@ -28,8 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
 
-from agentframe_core import Capabilities, Completion, CompletionRequest
-from agentframe_core.texttools import strip_fence
+from agentframe_core import Capabilities, Completion, CompletionRequest, strip_fence
 
 from .contract import (
     Answer,

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from agentframe_core import AgentframeError
-from agentframe_core.cli.app import App, emit_json, pass_app
+from agentframe_core.cli import App, emit_json, pass_app
 
 from .contract import Folder, atomic_write
 
@@ -111,9 +111,13 @@ async def _serve(drainer: Any) -> None:
 
 
 def _drainer_adapter(app: App, config_file: str | None, profile: str | None) -> tuple[Any, str]:
-    from agentframe_core import ConfigError
-    from agentframe_core.config import find_config_file, read_config, validate_config
-    from agentframe_core.errors import ConfigIssue
+    from agentframe_core import (
+        ConfigError,
+        ConfigIssue,
+        find_config_file,
+        read_config,
+        validate_config,
+    )
 
     located = read_config(find_config_file(config_file or app.config_file), profile or app.profile)
     # The drainer uses the adapter alone: the other parts default to the in-memory built-ins

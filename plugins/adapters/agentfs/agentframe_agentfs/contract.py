@@ -28,8 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agentframe_core import Message, ToolCall, ToolSpec, Usage, new_id
-from agentframe_core.texttools import textualize
+from agentframe_core import Message, ToolCall, ToolSpec, Usage, new_id, textualize
 
 from .errors import InvalidTaskIdError, MalformedAnswerError, MalformedTaskError
 

@@ -15,7 +15,7 @@ from agentframe_agentfs.contract import atomic_write
 from agentframe_agentfs.errors import MalformedAnswerError
 
 from agentframe_core import CompletionRequest, Message, ToolCall
-from agentframe_core.testing.conformance.adapter import ADD_TOOL, ANSWER_SCHEMA
+from agentframe_core.testing import ADD_TOOL, ANSWER_SCHEMA
 
 TWO_CALLS = [
     {"id": "c1", "name": "add", "arguments": {"a": 1, "b": 2}},

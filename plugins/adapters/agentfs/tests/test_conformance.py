@@ -19,8 +19,7 @@ import yaml
 from agentframe_agentfs import AgentFSAdapter, AgentFSOptions
 from agentfs_procs import DrainerProcess, environment
 
-from agentframe_core.testing import AdapterConformance
-from agentframe_core.testing.conformance.adapter import Scenario
+from agentframe_core.testing import AdapterConformance, Scenario
 
 Pool = Callable[[Scenario, bool], Path]
 

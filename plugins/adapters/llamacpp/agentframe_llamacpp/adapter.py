@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 from agentframe_adapter_openai import ConnectionFailedError, OpenAIAdapter, OpenAIOptions
 
-from agentframe_core.llm import Capabilities, Completion, CompletionRequest
+from agentframe_core import Capabilities, Completion, CompletionRequest
 
 from .options import LlamaCppOptions
 from .runtime import LlamaRuntime

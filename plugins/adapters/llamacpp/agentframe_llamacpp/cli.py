@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from agentframe_core.cli.app import App, emit_json, handle_errors, pass_app, warn
+from agentframe_core.cli import App, emit_json, handle_errors, pass_app, warn
 
 from .options import LlamaCppOptions
 from .runtime import LlamaRuntime
@@ -26,8 +26,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 def runtime_for(app: App) -> LlamaRuntime:
     """The runtime of the config's adapter block, validated by the kernel (its messages, with
     file and line), or of llamacpp's defaults when the config uses another adapter."""
-    from agentframe_core.config import read_config, validate_part
-    from agentframe_core.registry import Kind
+    from agentframe_core import Kind, read_config, validate_part
 
     located = read_config(app.config_path(), app.profile)
     block = located.data.get("adapter") or {"use": "llamacpp"}

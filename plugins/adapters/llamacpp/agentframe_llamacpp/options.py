@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from agentframe_core.agent import Backoff
+from agentframe_core import Backoff
 
 __all__ = ["DEFAULT_MODEL", "FLAGS", "LlamaCppOptions", "ModelOptions", "parse_source"]
 

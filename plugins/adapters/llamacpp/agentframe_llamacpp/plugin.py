@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentframe_core import hookimpl
-from agentframe_core.registry import Register
+from agentframe_core import Register, hookimpl
 
 from .options import LlamaCppOptions
 
 if TYPE_CHECKING:
     import click
 
-    from agentframe_core.config import Config
-    from agentframe_core.diagnosis import Diagnosis
+    from agentframe_core import Config, Diagnosis
 
 
 def _build(options: LlamaCppOptions) -> Any:
@@ -37,7 +35,7 @@ def agentframe_commands(cli: click.Group) -> None:
 @hookimpl
 def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
     """Is there a llama-server, and where are the models (or where will they come from)?"""
-    from agentframe_core.diagnosis import Diagnosis
+    from agentframe_core import Diagnosis
 
     from .binary import find_binary
     from .errors import BinaryNotFoundError

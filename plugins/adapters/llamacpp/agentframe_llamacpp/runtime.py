@@ -16,7 +16,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from agentframe_core.plugins import cache_dir
+from agentframe_core import cache_dir
 
 from .binary import find_binary
 from .errors import RuntimeFailure, ServerStartError, UnknownModelError

@@ -13,16 +13,31 @@ import pytest
 from agentframe_llamacpp import LlamaCppAdapter, LlamaRuntime
 from agentframe_llamacpp.server import pid_alive
 
-from agentframe_core.examples import add
-from agentframe_core.functions import FunctionToolset
-from agentframe_core.llm import Completion, CompletionRequest
-from agentframe_core.memory import MemoryStore
-from agentframe_core.session import Outcome, Session
-from agentframe_core.stack import Stack
-from agentframe_core.testing.cli import run_cli
-from agentframe_core.verbatim import VerbatimBuilder
+from agentframe_core import (
+    Completion,
+    CompletionRequest,
+    FunctionToolset,
+    MemoryStore,
+    Outcome,
+    Session,
+    Stack,
+    VerbatimBuilder,
+    tool,
+)
+from agentframe_core.testing import run_cli
 
 PROMPT = "What is 2+3? Use the add tool."
+
+
+@tool
+async def add(a: float, b: float) -> float:
+    """Add two numbers and return the sum.
+
+    Args:
+        a: the first number
+        b: the second number
+    """
+    return a + b
 
 
 class Recorder(LlamaCppAdapter):
@@ -121,9 +136,7 @@ def test_agentframe_run_on_the_default_adapter(llama_runtime: LlamaRuntime, tmp_
 
 
 def test_agentframe_run_with_no_config_at_all(llama_runtime: LlamaRuntime, tmp_path: Path) -> None:
-    from agentframe_core.errors import UnknownPartError
-    from agentframe_core.plugins import PluginHost
-    from agentframe_core.registry import Kind
+    from agentframe_core import Kind, PluginHost, UnknownPartError
 
     try:
         PluginHost().resolve(Kind.STORE, "sqlite")

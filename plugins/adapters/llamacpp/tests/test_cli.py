@@ -12,7 +12,7 @@ import pytest
 from agentframe_llamacpp import LlamaRuntime
 from agentframe_llamacpp.server import pid_alive
 
-from agentframe_core.testing.cli import run_cli
+from agentframe_core.testing import run_cli
 
 
 def agentframe(cwd: Path, *args: str, **kwargs):

@@ -23,8 +23,7 @@ from agentframe_llamacpp import (
 from agentframe_llamacpp.server import pid_alive
 from agentframe_llamacpp.testing import options_for_tests
 
-from agentframe_core.llm import Completion, CompletionRequest
-from agentframe_core.model import Message
+from agentframe_core import Completion, CompletionRequest, Message
 from agentframe_core.testing import AdapterConformance
 
 

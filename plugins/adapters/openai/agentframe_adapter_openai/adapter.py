@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from agentframe_core.llm import Capabilities, Completion, CompletionRequest
+from agentframe_core import Capabilities, Completion, CompletionRequest
 
 from .errors import (
     AuthenticationError,

@@ -17,7 +17,7 @@ from pydantic import (
     field_validator,
 )
 
-from agentframe_core.agent import Backoff
+from agentframe_core import Backoff
 
 __all__ = ["DEFAULT_KEY_ENV", "OpenAIOptions"]
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentframe_core import hookimpl
-from agentframe_core.registry import Register
+from agentframe_core import Register, hookimpl
 
 from .options import OpenAIOptions
 

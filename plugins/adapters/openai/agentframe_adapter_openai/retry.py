@@ -8,7 +8,7 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 
-from agentframe_core.agent import Backoff
+from agentframe_core import Backoff
 
 __all__ = ["RETRY_ERRORS", "backoff_delay", "retry_after", "retryable_status"]
 

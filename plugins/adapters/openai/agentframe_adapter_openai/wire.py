@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentframe_core.llm import Completion, ToolSpec, Usage
-from agentframe_core.model import Message, ToolCall, new_id
+from agentframe_core import Completion, Message, ToolCall, ToolSpec, Usage, new_id
 
 from .errors import ProtocolError
 

@@ -7,8 +7,7 @@ import pytest
 from agentframe_adapter_openai import OpenAIAdapter, OpenAIOptions
 from agentframe_adapter_openai.testing import Action, ScriptedServer
 
-from agentframe_core.testing import AdapterConformance
-from agentframe_core.testing.conformance.adapter import Scenario
+from agentframe_core.testing import AdapterConformance, Scenario
 
 
 class TestOpenAIAdapterOverHTTP(AdapterConformance):

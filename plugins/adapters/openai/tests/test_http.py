@@ -25,11 +25,15 @@ from agentframe_adapter_openai import (
 )
 from agentframe_adapter_openai.testing import Action, ScriptedServer
 
-from agentframe_core.config import load_config
-from agentframe_core.errors import ConfigError
-from agentframe_core.llm import Completion, CompletionRequest, ToolSpec
-from agentframe_core.model import Message
-from agentframe_core.plugins import PluginHost
+from agentframe_core import (
+    Completion,
+    CompletionRequest,
+    ConfigError,
+    Message,
+    PluginHost,
+    ToolSpec,
+    load_config,
+)
 
 HELLO = CompletionRequest([Message("user", "Say hello.")])
 ADD = ToolSpec("add", "Add two numbers.", {"type": "object", "properties": {}})

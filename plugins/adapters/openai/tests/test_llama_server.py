@@ -7,10 +7,8 @@ import json
 import pytest
 from agentframe_adapter_openai import OpenAIAdapter, OpenAIOptions
 
-from agentframe_core.llm import Completion, CompletionRequest
-from agentframe_core.model import Message
-from agentframe_core.testing import AdapterConformance
-from agentframe_core.testing.conformance.adapter import ANSWER_SCHEMA
+from agentframe_core import Completion, CompletionRequest, Message
+from agentframe_core.testing import ANSWER_SCHEMA, AdapterConformance
 
 
 def llama_adapter(url: str, **options: object) -> OpenAIAdapter:

@@ -17,7 +17,7 @@ from agentframe_adapter_openai.wire import (
     parse_usage,
 )
 
-from agentframe_core.model import Message, ToolCall
+from agentframe_core import Message, ToolCall
 
 
 def test_messages_keep_tool_calls_and_results_paired() -> None:

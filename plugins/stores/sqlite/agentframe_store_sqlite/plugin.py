@@ -8,8 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, field_validator
 
-from agentframe_core import hookimpl
-from agentframe_core.registry import Register
+from agentframe_core import Register, hookimpl
 
 
 def default_path() -> Path:

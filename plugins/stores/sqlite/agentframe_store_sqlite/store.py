@@ -21,16 +21,16 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from agentframe_core.model import (
+from agentframe_core import (
     Compaction,
     Entry,
     EntryKind,
     SessionInfo,
+    StoredEntry,
     now_ns,
     session_title,
+    sessions_to_prune,
 )
-from agentframe_core.protocols import StoredEntry
-from agentframe_core.retention import sessions_to_prune
 
 from .errors import StoreBusyError
 from .schema import Synchronous, open_database

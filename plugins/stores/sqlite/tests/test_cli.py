@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from agentframe_store_sqlite import SqliteStore
 
-from agentframe_core.model import Compaction, Entry, EntryKind, now_ns
+from agentframe_core import Compaction, Entry, EntryKind, now_ns
 
 AGENTFRAME = Path(sys.executable).with_name("agentframe")
 

@@ -12,7 +12,7 @@ import pytest
 from agentframe_store_sqlite import SCHEMA_VERSION, NewerSchemaError, SqliteStore, StoreFileError
 from agentframe_store_sqlite.schema import APPLICATION_ID, migrate, open_database
 
-from agentframe_core.model import Entry, EntryKind
+from agentframe_core import Entry, EntryKind
 
 OPENER = Path(__file__).with_name("opener.py")
 

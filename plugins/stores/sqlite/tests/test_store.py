@@ -12,10 +12,7 @@ import pytest
 from agentframe_store_sqlite import SqliteStore, StoreBusyError
 from agentframe_store_sqlite.plugin import SqliteOptions, default_path
 
-from agentframe_core.config import load_config
-from agentframe_core.errors import ConfigError
-from agentframe_core.model import Compaction, Entry, EntryKind
-from agentframe_core.plugins import PluginHost
+from agentframe_core import Compaction, ConfigError, Entry, EntryKind, PluginHost, load_config
 
 
 @pytest.fixture
@@ -146,8 +143,7 @@ async def test_context_decodes_each_row_once_and_never_serves_a_reused_row(tmp_p
     seq to a new row) nothing kept is trusted."""
     from agentframe_store_sqlite import SqliteStore
 
-    from agentframe_core import Entry, EntryKind
-    from agentframe_core.protocols import StoredEntry
+    from agentframe_core import Entry, EntryKind, StoredEntry
 
     store = SqliteStore(tmp_path / "s.db")
     try:

@@ -13,7 +13,7 @@ import sys
 
 from agentframe_store_sqlite import SqliteStore
 
-from agentframe_core.model import Compaction, Entry, EntryKind
+from agentframe_core import Compaction, Entry, EntryKind
 
 
 def say(line: str) -> None:
