@@ -15,23 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .agent import AgentDefinition, Backoff
-    from .agents.catalog import AgentCatalog, find_agents
     from .agents.frontmatter import Frontmatter, read_frontmatter
     from .agents.loader import AgentScan, FolderLoader
     from .agents.parse import definition_from_frontmatter
     from .agents.skills import Skill, find_skill
+    from .catalog import AgentCatalog, find_agents
     from .compaction import CompactionReport
-    from .config import (
-        Config,
-        Limits,
-        PartConfig,
-        find_config_file,
-        load_config,
-        read_config,
-        validate_config,
-        validate_part,
-    )
-    from .context import RunContext
+    from .config import find_config_file, load_config, read_config, validate_config, validate_part
+    from .configtypes import Config, Limits, PartConfig
     from .diagnosis import Diagnosis
     from .errors import (
         AgentDefinitionError,
@@ -67,8 +58,10 @@ if TYPE_CHECKING:
         LLMAdapter,
         PrunableStore,
         Retriever,
+        RunContext,
         SearchableStore,
         Snippet,
+        Stack,
         Store,
         StoredEntry,
         ToolDispatcher,
@@ -77,7 +70,7 @@ if TYPE_CHECKING:
     from .render import Renderer, head_tail
     from .retention import sessions_to_prune
     from .session import Outcome, Session, TurnResult
-    from .stack import Stack, build_stack
+    from .stack import build_stack
     from .texttools import strip_fence, textualize
     from .toolbox import ToolCallRecord
     from .tools import Tool, ToolResult
@@ -108,11 +101,11 @@ _LAZY = {
     "Backoff": ".agent",
     "CompactionReport": ".compaction",
     "Diagnosis": ".diagnosis",
-    "RunContext": ".context",
-    "Stack": ".stack",
-    "Config": ".config",
-    "Limits": ".config",
-    "PartConfig": ".config",
+    "RunContext": ".protocols",
+    "Stack": ".protocols",
+    "Config": ".configtypes",
+    "Limits": ".configtypes",
+    "PartConfig": ".configtypes",
     # -- The contract: protocols, hooks and errors
     "AgentLoader": ".protocols",
     "ContextBuilder": ".protocols",
@@ -169,8 +162,8 @@ _LAZY = {
     "PluginHost": ".plugins",
     "cache_dir": ".plugins",
     "build_stack": ".stack",
-    "AgentCatalog": ".agents.catalog",
-    "find_agents": ".agents.catalog",
+    "AgentCatalog": ".catalog",
+    "find_agents": ".catalog",
 }
 
 

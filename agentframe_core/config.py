@@ -14,25 +14,21 @@ import difflib
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt
 from pydantic import ValidationError as PydanticValidationError
 
-from .errors import AgentframeError, ConfigError, ConfigIssue, UnknownPartError
-from .registry import Kind, PartSpec
+from .configtypes import Config, Limits, PartConfig
+from .errors import ConfigError, ConfigIssue, UnknownPartError
+from .registry import Kind
 from .yamlsource import Located, YamlPath, format_path, load_yaml_text
 
 if TYPE_CHECKING:
     from .plugins import PluginHost
 
 __all__ = [
-    "Config",
-    "Limits",
-    "PartConfig",
     "find_config_file",
     "load_config",
     "read_config",
@@ -56,72 +52,6 @@ TOP_LEVEL_KEYS = {
     "profiles",
     "profile",
 }
-
-
-class PartBuildError(AgentframeError):
-    """A part's factory failed although its options were valid (a file it cannot open...)."""
-
-
-class Limits(BaseModel):
-    """Bounds on one run (one user message answered to completion)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    max_turns: PositiveInt = Field(default=20, description="Model calls per run.")
-    tool_timeout: PositiveFloat = Field(default=120.0, description="Seconds per tool call.")
-    max_parallel_tools: PositiveInt = Field(default=4, description="Concurrent calls per reply.")
-    inline_result_chars: PositiveInt = Field(
-        default=16_000, description="Longer tool results are shown to the model as head+tail."
-    )
-    max_parse_errors: NonNegativeInt = Field(
-        default=2, description="Re-prompts for a malformed text tool call."
-    )
-    max_repeats: PositiveInt = Field(
-        default=3, description="Identical call and result in a row before the run stops."
-    )
-    retrieval_budget_tokens: NonNegativeInt = Field(
-        default=1_000, description="Tokens of retrieved snippets per retriever."
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class PartConfig:
-    """One selected part: its registration and its validated options."""
-
-    spec: PartSpec
-    options: Any
-    path: str
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    def build(self) -> Any:
-        """The part, or a PartBuildError naming where it was configured."""
-        try:
-            return self.spec.build(self.options)
-        except AgentframeError:
-            raise
-        except Exception as err:
-            raise PartBuildError(
-                f"{self.path} ({self.spec.kind.value} {self.name!r}) could not be created: "
-                f"{type(err).__name__}: {err}"
-            ) from err
-
-
-@dataclass(frozen=True, slots=True)
-class Config:
-    file: Path | None
-    profile: str | None
-    adapter: PartConfig
-    store: PartConfig
-    context: PartConfig
-    retrievers: list[PartConfig] = field(default_factory=list)
-    tools: list[PartConfig] = field(default_factory=list)
-    agents: list[Path] = field(default_factory=list)
-    limits: Limits = field(default_factory=Limits)
-    #: The merged, interpolated document this was validated from.
-    data: dict[str, Any] = field(default_factory=dict)
 
 
 # -- finding and reading ------------------------------------------------------------------------

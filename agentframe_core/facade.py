@@ -31,7 +31,7 @@ def run(
 ) -> TurnResult:
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
     `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default)."""
-    from .agents import find_agents
+    from .catalog import find_agents
     from .config import find_config_file, load_config
     from .plugins import PluginHost
     from .stack import build_stack

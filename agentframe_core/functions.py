@@ -28,8 +28,8 @@ from typing import Any, get_type_hints
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic import ValidationError as PydanticValidationError
 
-from .context import RunContext
 from .model import ToolCall
+from .protocols import RunContext
 from .tools import Tool, ToolResult
 
 __all__ = ["FunctionTool", "FunctionToolset", "import_tool", "tool"]

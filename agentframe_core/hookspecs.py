@@ -22,10 +22,10 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
-    from .config import Config
-    from .context import RunContext
+    from .configtypes import Config
     from .diagnosis import Diagnosis
     from .model import Entry
+    from .protocols import RunContext
     from .registry import Register
 
 PROJECT = "agentframe"
@@ -84,7 +84,7 @@ def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
 
 @hookspec
 def agentframe_prepare_context(ctx: RunContext, entries: list[Entry]) -> list[str] | None:
-    """Return ids of claimed entries to drop from this turn's context (e.g. notifications whose
+    """Return ids of claimed entries to drop from this run's context (e.g. notifications whose
     condition already resolved). The ids of every implementation are dropped."""
 
 

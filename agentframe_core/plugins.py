@@ -15,6 +15,7 @@ correctness.
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import os
 import traceback
@@ -39,8 +40,10 @@ __all__ = ["BUILTIN", "PluginFailure", "PluginHost", "PluginInfo", "cache_dir"]
 
 GROUP = "agentframe"
 BUILTIN = "agentframe"
+#: The hookimpl module of the parts that ship with the kernel (memory store, verbatim, ...).
+BUILTIN_MODULE = "agentframe_core.bundled"
 
-#: Hooks the loop calls during a turn; plugins implementing them load with every stack.
+#: Hooks the loop calls during a run; plugins implementing them load with every stack.
 RUNTIME_HOOKS = frozenset({"agentframe_prepare_context", "agentframe_gate_tool_call"})
 
 #: Names the first-party plugins register, and what to install to get them.
@@ -107,9 +110,9 @@ class PluginHost:
         self._entry_points: dict[str, EntryPoint] | None = None
         self._attempted: set[str] = set()
         if builtins:
-            from . import builtins as builtin_plugin
-
-            self.add(BUILTIN, builtin_plugin)
+            # Loaded by name, like any entry point: the kernel's own parts sit above the
+            # assembly layer (they include the scripted test adapter).
+            self.add(BUILTIN, importlib.import_module(BUILTIN_MODULE))
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -261,7 +264,7 @@ class PluginHost:
 
     def load_runtime_hooks(self) -> None:
         """Import the plugins that implement runtime hooks (a tool-call gate, say): they take
-        part in every turn without being a part a config selects."""
+        part in every run without being a part a config selects."""
         manifest = read_manifest(self._manifest_path())
         if not set(self.entry_points()) <= set(manifest):
             self.load()  # plugins the manifest has not seen yet: look at them all, once

@@ -1,23 +1,32 @@
-"""The six extension points, as typed Protocols.
+"""The six extension points, as typed Protocols, and how parts reach each other.
 
 A part satisfies a protocol structurally: no base class to inherit. Each protocol has a
 conformance kit in `agentframe_core.testing` that checks behaviour, not shape. A part that
 holds resources may also define `async def aclose(self) -> None`; the stack calls it on close.
+
+A `Stack` holds one part per extension point; a `RunContext` is what a part sees of the
+session it works for, `ctx.stack` included. They live here, beside the protocols they are
+made of, because each refers to the other: one module keeps the contract free of cycles.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .agent import AgentDefinition
-from .context import RunContext
+from .compaction import CompactionReport
+from .configtypes import Config, Limits
 from .llm import Capabilities, Completion, CompletionRequest
 from .model import Compaction, Entry, Message, SessionInfo, ToolCall
 from .tools import Tool, ToolResult
+
+if TYPE_CHECKING:
+    import pluggy
 
 __all__ = [
     "AgentLoader",
@@ -26,8 +35,10 @@ __all__ = [
     "LLMAdapter",
     "PrunableStore",
     "Retriever",
+    "RunContext",
     "SearchableStore",
     "Snippet",
+    "Stack",
     "Store",
     "StoredEntry",
     "ToolDispatcher",
@@ -171,3 +182,51 @@ class AgentLoader(Protocol):
         """Agent definitions visible from `cwd`, highest priority first. Definitions of one
         name from several loaders are deduplicated by loader priority."""
         ...
+
+
+@dataclass(slots=True)
+class Stack:
+    """One part per extension point (agent loaders excepted: they are consulted once, when a
+    session picks its agent), the limits, and the runtime hooks of the loaded plugins."""
+
+    adapter: LLMAdapter
+    store: Store
+    context: ContextBuilder
+    retrievers: list[Retriever] = field(default_factory=list)
+    tools: list[ToolDispatcher] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
+    #: The runtime hooks (`agentframe_gate_tool_call`, ...) of the plugins that are loaded.
+    hooks: pluggy.HookRelay | None = None
+    config: Config | None = None
+
+    def parts(self) -> list[Any]:
+        return [self.adapter, self.store, self.context, *self.retrievers, *self.tools]
+
+    async def aclose(self) -> None:
+        """Close every part that holds resources (those that define `aclose`)."""
+        for part in reversed(self.parts()):
+            close = getattr(part, "aclose", None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    await close()
+
+    async def __aenter__(self) -> Stack:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+@dataclass(slots=True)
+class RunContext:
+    """Passed to every part method that runs inside a session.
+
+    This is the one way parts reach each other: `ctx.stack.store`, `ctx.stack.adapter`, ...
+    A context builder that compacts appends a `CompactionReport` to `compactions`; the run
+    reports them in its `TurnResult`.
+    """
+
+    session_id: str
+    stack: Stack
+    agent: AgentDefinition | None = None
+    compactions: list[CompactionReport] = field(default_factory=list)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .config import Limits
+from .configtypes import Limits
 from .plugins import PluginHost
 from .registry import Kind, PartSpec
 

@@ -23,12 +23,11 @@ from typing import Any
 
 from .agent import AgentDefinition
 from .compaction import CompactionReport
-from .context import RunContext
 from .errors import AgentframeError
 from .llm import Completion, CompletionRequest, Usage
 from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
+from .protocols import RunContext, Stack
 from .render import DROPPED_NOTIFICATIONS
-from .stack import Stack
 from .texttools import parse_reply, textualize, tools_prompt, union_schema
 from .toolbox import Toolbox, ToolCallRecord, _Validators
 from .tools import ToolResult

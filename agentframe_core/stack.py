@@ -1,50 +1,16 @@
-"""A Stack: one part per extension point, built from a validated Config."""
+"""Building a Stack from a validated Config: one part per extension point, and the runtime hooks."""
 
 from __future__ import annotations
 
-import contextlib
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .config import Config, Limits
-from .protocols import ContextBuilder, LLMAdapter, Retriever, Store, ToolDispatcher
+from .protocols import Stack
 
 if TYPE_CHECKING:
-    import pluggy
-
+    from .configtypes import Config
     from .plugins import PluginHost
 
-__all__ = ["Stack", "build_stack"]
-
-
-@dataclass(slots=True)
-class Stack:
-    adapter: LLMAdapter
-    store: Store
-    context: ContextBuilder
-    retrievers: list[Retriever] = field(default_factory=list)
-    tools: list[ToolDispatcher] = field(default_factory=list)
-    limits: Limits = field(default_factory=Limits)
-    #: The runtime hooks (`agentframe_gate_tool_call`, ...) of the plugins that are loaded.
-    hooks: pluggy.HookRelay | None = None
-    config: Config | None = None
-
-    def parts(self) -> list[Any]:
-        return [self.adapter, self.store, self.context, *self.retrievers, *self.tools]
-
-    async def aclose(self) -> None:
-        """Close every part that holds resources (those that define `aclose`)."""
-        for part in reversed(self.parts()):
-            close = getattr(part, "aclose", None)
-            if close is not None:
-                with contextlib.suppress(Exception):
-                    await close()
-
-    async def __aenter__(self) -> Stack:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+__all__ = ["build_stack"]
 
 
 def build_stack(config: Config, host: PluginHost) -> Stack:

@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .agent import AgentDefinition
-from .config import Limits
-from .context import RunContext
+from .configtypes import Limits
 from .llm import ToolSpec
 from .model import Message, ToolCall
-from .protocols import ToolDispatcher
+from .protocols import RunContext, ToolDispatcher
 from .tools import Tool, ToolResult
 
 __all__ = ["ToolCallRecord", "Toolbox"]

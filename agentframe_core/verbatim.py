@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .context import RunContext
 from .model import Message
+from .protocols import RunContext
 from .render import Renderer
 
 __all__ = ["VerbatimBuilder"]

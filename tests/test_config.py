@@ -9,7 +9,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentframe_core.config import Limits, load_config, read_config, validate_part
+from agentframe_core.config import load_config, read_config, validate_part
+from agentframe_core.configtypes import Limits
 from agentframe_core.errors import ConfigError
 from agentframe_core.plugins import PluginHost
 from agentframe_core.registry import Kind
@@ -266,7 +267,7 @@ def test_a_factory_that_fails_is_reported_with_its_config_path(tmp_path):
     import types
 
     from agentframe_core import hookimpl
-    from agentframe_core.config import PartBuildError
+    from agentframe_core.configtypes import PartBuildError
     from agentframe_core.stack import build_stack
 
     def agentframe_stores(register):

@@ -1,4 +1,6 @@
-"""Agent definitions on disk: parsing, discovery and the kernel's own loader.
+"""Agent definitions on disk: parsing, the folders they live in and the kernel's own loader.
+
+Choosing among every installed loader's definitions is `agentframe_core.catalog`'s job:
 
     catalog = find_agents(host, config, Path.cwd())
     agent = catalog.get("reviewer")           # or UnknownAgentError listing the known names
@@ -10,15 +12,6 @@ beside this module.
 
 from __future__ import annotations
 
-from .catalog import (
-    LEVELS,
-    AgentCatalog,
-    CatalogEntry,
-    LoaderFailure,
-    build_loaders,
-    catalog_from_loaders,
-    find_agents,
-)
 from .folders import project_dirs, repo_root
 from .frontmatter import Frontmatter, read_frontmatter, split_frontmatter
 from .loader import BUILTIN_FOLDER, AgentFolder, AgentframeLoader, AgentScan, FolderLoader
@@ -26,19 +19,12 @@ from .parse import definition_from_frontmatter, load_definition, parse_definitio
 
 __all__ = [
     "BUILTIN_FOLDER",
-    "LEVELS",
-    "AgentCatalog",
     "AgentFolder",
     "AgentScan",
     "AgentframeLoader",
-    "CatalogEntry",
     "FolderLoader",
     "Frontmatter",
-    "LoaderFailure",
-    "build_loaders",
-    "catalog_from_loaders",
     "definition_from_frontmatter",
-    "find_agents",
     "load_definition",
     "parse_definition",
     "project_dirs",

@@ -13,8 +13,8 @@ from .app import App, emit_json, handle_errors, pass_app, warn
 
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
-    from ..agents import AgentCatalog
-    from ..config import Config
+    from ..catalog import AgentCatalog
+    from ..configtypes import Config
     from ..errors import AgentDefinitionError
     from ..tools import Tool
 
@@ -134,7 +134,7 @@ def show(app: App, name: str, as_json: bool) -> None:
 
 def _stack_tools(app: App, agent: AgentDefinition) -> tuple[list[Tool] | None, str]:
     """The tools of the configured stack, or None and why not."""
-    from ..context import RunContext
+    from ..protocols import RunContext
 
     try:
         stack = app.stack()
@@ -229,8 +229,8 @@ def _check_visible(app: App) -> list[CheckResult]:
 
 
 def _check_paths(app: App, paths: tuple[Path, ...]) -> list[CheckResult]:
-    from ..agents import build_loaders
     from ..agents.loader import AgentframeLoader, FolderLoader
+    from ..catalog import build_loaders
     from ..errors import AgentDefinitionError
 
     named = build_loaders(app.host, _config(app, quiet=True))[0]
@@ -282,7 +282,7 @@ def _config(app: App, *, quiet: bool = False) -> Config | None:
 
 
 def _catalog(app: App, *, quiet: bool = False) -> AgentCatalog:
-    from ..agents import find_agents
+    from ..catalog import find_agents
 
     return find_agents(app.host, _config(app, quiet=quiet), Path.cwd())
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from ..configtypes import Config
     from ..plugins import PluginHost
-    from ..stack import Stack
+    from ..protocols import Stack
 
 EXIT_ERROR = 1
 EXIT_CONFIG = 2

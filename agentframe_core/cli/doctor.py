@@ -12,7 +12,7 @@ from ..diagnosis import Diagnosis
 from .app import App, emit_json, pass_app
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from ..configtypes import Config
 
 
 Check = Diagnosis
@@ -89,7 +89,7 @@ def doctor(app: App, as_json: bool) -> None:
 def _agents_check(app: App, cfg: Config) -> Check:
     from pathlib import Path
 
-    from ..agents import find_agents
+    from ..catalog import find_agents
 
     catalog = find_agents(app.host, cfg, Path.cwd())
     names = ", ".join(catalog.names()) or "none"

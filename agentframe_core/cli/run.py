@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 def _agent(app: App, name: str | None, cwd: Path) -> AgentDefinition | None:
     if name is None:
         return None
-    from ..agents import find_agents
+    from ..catalog import find_agents
 
     config = app.config()
     return find_agents(app.host, config, cwd).get(name)

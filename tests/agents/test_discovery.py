@@ -10,13 +10,10 @@ import pytest
 
 from agentframe_core import hookimpl
 from agentframe_core.agent import AgentDefinition
-from agentframe_core.agents import (
-    AgentframeLoader,
-    catalog_from_loaders,
-    find_agents,
-    parse_definition,
-)
-from agentframe_core.config import Config, load_config
+from agentframe_core.agents import AgentframeLoader, parse_definition
+from agentframe_core.catalog import catalog_from_loaders, find_agents
+from agentframe_core.config import load_config
+from agentframe_core.configtypes import Config
 from agentframe_core.errors import InvalidFieldError, UnknownAgentError
 from agentframe_core.plugins import PluginHost
 

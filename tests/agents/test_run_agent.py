@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from stacks import call
 
 from agentframe_core import EntryKind
-from agentframe_core.agents import find_agents
+from agentframe_core.catalog import find_agents
 from agentframe_core.cli import cli
 from agentframe_core.examples import add, current_time
 from agentframe_core.plugins import PluginHost

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentframe_core.context import RunContext
 from agentframe_core.memory import MemoryStore
-from agentframe_core.stack import Stack
+from agentframe_core.protocols import RunContext, Stack
 from agentframe_core.testing.scripted import ScriptedAdapter
 from agentframe_core.verbatim import VerbatimBuilder
 

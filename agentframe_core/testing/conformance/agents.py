@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentframe_core.agent import AgentDefinition
-from agentframe_core.agents.catalog import AgentCatalog, catalog_from_loaders
+from agentframe_core.catalog import AgentCatalog, catalog_from_loaders
 from agentframe_core.errors import AgentDefinitionError
 
 __all__ = ["AgentLayout", "AgentLoaderConformance"]

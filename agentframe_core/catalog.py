@@ -22,15 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..agent import AgentDefinition
-from ..errors import AgentDefinitionError, UnknownAgentError
-from ..protocols import AgentLoader
-from ..registry import Kind
-from .loader import AgentScan
+from .agent import AgentDefinition
+from .agents.loader import AgentScan
+from .errors import AgentDefinitionError, UnknownAgentError
+from .protocols import AgentLoader
+from .registry import Kind
 
 if TYPE_CHECKING:
-    from ..config import Config
-    from ..plugins import PluginHost
+    from .configtypes import Config
+    from .plugins import PluginHost
 
 __all__ = [
     "LEVELS",

@@ -1,4 +1,5 @@
-"""The kernel's own parts, registered through the same hooks as any plugin."""
+"""The kernel's own parts (memory store, verbatim builder, function tools, the agent-folder
+loader, the scripted adapter), registered through the same hooks as any plugin."""
 
 from __future__ import annotations
 
