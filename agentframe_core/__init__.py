@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from .registry import Kind, Register
     from .render import Renderer, head_tail
     from .retention import sessions_to_prune
-    from .session import Outcome, Session, TurnResult
+    from .session import Outcome, RunResult, Session
     from .stack import build_stack
     from .texttools import strip_fence, textualize
     from .toolbox import ToolCallRecord
@@ -151,7 +151,7 @@ _LAZY = {
     "Skill": ".agents.skills",
     "find_skill": ".agents.skills",
     "Outcome": ".session",
-    "TurnResult": ".session",
+    "RunResult": ".session",
     "Session": ".session",
     # -- Configuration and assembly
     "find_config_file": ".config",
@@ -248,7 +248,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "Skill",
     "find_skill",
     "Outcome",
-    "TurnResult",
+    "RunResult",
     "Session",
     # -- Configuration and assembly
     "find_config_file",

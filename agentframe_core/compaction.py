@@ -1,4 +1,4 @@
-"""What a turn reports about a compaction that happened while building its context."""
+"""What a run reports about a compaction that happened while building its context."""
 
 from __future__ import annotations
 

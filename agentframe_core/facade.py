@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from .session import Session, TokenCallback, ToolCallback, TurnResult
+from .session import RunResult, Session, TokenCallback, ToolCallback
 
 __all__ = ["run"]
 
@@ -28,7 +28,7 @@ def run(
     cwd: Path | None = None,
     on_token: TokenCallback | None = None,
     on_tool: ToolCallback | None = None,
-) -> TurnResult:
+) -> RunResult:
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
     `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default)."""
     from .catalog import find_agents
@@ -42,7 +42,7 @@ def run(
     definition = find_agents(host, loaded, where).get(agent) if agent else None
     stack = build_stack(loaded, host)
 
-    async def go() -> TurnResult:
+    async def go() -> RunResult:
         async with stack:
             session = Session(stack, session_id, agent=definition, cwd=where)
             return await session.run(prompt, on_token=on_token, on_tool=on_tool)

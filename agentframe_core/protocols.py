@@ -223,7 +223,7 @@ class RunContext:
 
     This is the one way parts reach each other: `ctx.stack.store`, `ctx.stack.adapter`, ...
     A context builder that compacts appends a `CompactionReport` to `compactions`; the run
-    reports them in its `TurnResult`.
+    reports them in its `RunResult`.
     """
 
     session_id: str

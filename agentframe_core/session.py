@@ -1,10 +1,13 @@
-"""The agent loop: `Session.turn()` answers everything pending, calling tools until done.
+"""The agent loop: `Session.run()` answers everything pending, calling tools until done.
 
-One turn: claim what is pending (coalescing everything that arrived while the model was
-away) -> let plugins drop stale notifications -> build the context -> call the model
-(streaming) -> persist the reply -> run its tool calls -> repeat until the model answers
-without tools, a terminal tool fires, or a limit is reached. The way it ended is a typed
-`Outcome`, never an exception buried in a log.
+Words: a *run* answers what is pending, from claiming it to a typed `Outcome`; a *turn* is one
+model call and the tool calls it asks for; `limits.max_turns` bounds the turns of a run.
+
+A run: claim what is pending (coalescing everything that arrived while the model was away) ->
+let plugins drop stale notifications -> collect the tools and write the system prompt -> turns
+until one ends the run. A turn: build the context -> call the model (streaming) -> read its
+reply -> persist it -> answer, or run its tool calls. The way a run ended is a typed `Outcome`,
+never an exception buried in a log.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,17 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from .agent import AgentDefinition
+from .calling import ModelReply, ToolCalling, tool_calling
 from .compaction import CompactionReport
 from .errors import AgentframeError
+from .guards import RepeatGuard, RequirementReminder, note
 from .llm import Completion, CompletionRequest, Usage
 from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from .protocols import RunContext, Stack
 from .render import DROPPED_NOTIFICATIONS
-from .texttools import parse_reply, textualize, tools_prompt, union_schema
 from .toolbox import Toolbox, ToolCallRecord, _Validators
 from .tools import ToolResult
 
-__all__ = ["Outcome", "Session", "TurnResult"]
+__all__ = ["Outcome", "RunResult", "Session"]
 
 log = logging.getLogger("agentframe.session")
 
@@ -50,13 +53,16 @@ class Outcome(StrEnum):
 
 
 @dataclass(slots=True)
-class TurnResult:
+class RunResult:
+    """How one run ended, what it answered, and what it cost."""
+
     session_id: str
     outcome: Outcome
     reply: str
+    #: Model calls made by this run.
     turns: int
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
-    #: Tokens billed by this turn, and by the whole session so far.
+    #: Tokens billed by this run, and by the whole session so far.
     usage: Usage = field(default_factory=Usage)
     session_usage: Usage = field(default_factory=Usage)
     compactions: list[CompactionReport] = field(default_factory=list)
@@ -77,44 +83,32 @@ class TurnResult:
     def cached_tokens(self) -> int:
         return self.usage.cached_tokens
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "session_id": self.session_id,
-            "outcome": self.outcome.value,
-            "reply": self.reply,
-            "turns": self.turns,
-            "tool_calls": [
-                {
-                    "id": r.call.id,
-                    "name": r.call.name,
-                    "arguments": r.call.arguments,
-                    "result": r.result.content,
-                    "is_error": r.result.is_error,
-                    "seconds": round(r.seconds, 6),
-                }
-                for r in self.tool_calls
-            ],
-            "usage": {
-                "prompt_tokens": self.usage.prompt_tokens,
-                "completion_tokens": self.usage.completion_tokens,
-                "cached_tokens": self.usage.cached_tokens,
-                "session_total_tokens": self.session_usage.total_tokens,
-                "window_tokens": self.window_tokens,
-            },
-            "compactions": [
-                {
-                    "summary": c.summary,
-                    "subsumed": c.subsumed,
-                    "tokens_before": c.tokens_before,
-                    "tokens_after": c.tokens_after,
-                }
-                for c in self.compactions
-            ],
-        }
-
 
 class AdapterProtocolError(AgentframeError):
     """An adapter broke its contract (e.g. a stream without a final Completion)."""
+
+
+@dataclass(slots=True)
+class _Run:
+    """The state of one run, handed from step to step."""
+
+    ctx: RunContext
+    toolbox: Toolbox
+    calling: ToolCalling
+    system: str
+    max_turns: int
+    result: RunResult
+    repeats: RepeatGuard
+    reminder: RequirementReminder
+    on_token: TokenCallback | None
+    on_tool: ToolCallback | None
+    parse_errors: int = 0
+    done: bool = False
+
+    def finish(self, outcome: Outcome, reply: str | None = None) -> None:
+        self.result.outcome, self.done = outcome, True
+        if reply is not None:
+            self.result.reply = reply
 
 
 class Session:
@@ -141,7 +135,7 @@ class Session:
     # -- input -------------------------------------------------------------------------------
 
     async def send(self, text: str, *, origin: Any = None) -> Entry:
-        """Queue a user message; the next turn answers it (with anything else queued)."""
+        """Queue a user message; the next run answers it (with anything else queued)."""
         entry = Entry(kind=EntryKind.USER, content=text, origin=origin)
         await self.stack.store.enqueue(self.id, entry)
         return entry
@@ -150,171 +144,128 @@ class Session:
         """Append an entry to this session's log, visible from the next model call."""
         await self.stack.store.append(self.id, entry)
 
+    # -- a run -------------------------------------------------------------------------------
+
     async def run(
         self,
-        prompt: str,
+        prompt: str | None = None,
         *,
         on_token: TokenCallback | None = None,
         on_tool: ToolCallback | None = None,
-    ) -> TurnResult:
-        """Send one user message and answer it (and whatever else was queued)."""
-        await self.send(prompt)
-        return await self.turn(on_token=on_token, on_tool=on_tool)
+    ) -> RunResult:
+        """Answer `prompt` (when given) and everything else pending, to an Outcome.
 
-    # -- the loop ----------------------------------------------------------------------------
-
-    async def turn(
-        self,
-        *,
-        on_token: TokenCallback | None = None,
-        on_tool: ToolCallback | None = None,
-    ) -> TurnResult:
-        stack, agent = self.stack, self.agent
-        store, limits = stack.store, stack.limits
-        claimed = await store.claim_pending(self.id, now_ns())
-        ctx = RunContext(self.id, stack, agent)
+        Claim what is pending -> drop stale notifications -> prepare (tools, system prompt,
+        tool calling) -> turns until one ends the run -> report.
+        """
+        if prompt is not None:
+            await self.send(prompt)
+        claimed = await self._claim()
+        ctx = RunContext(self.id, self.stack, self.agent)
         await self._drop_stale_notifications(ctx)
+        run = await self._prepare(ctx, claimed, on_token, on_tool)
+        while not run.done:
+            await self._turn(run)
+        return self._report(run)
+
+    async def _prepare(
+        self,
+        ctx: RunContext,
+        claimed: int,
+        on_token: TokenCallback | None,
+        on_tool: ToolCallback | None,
+    ) -> _Run:
+        """The run's tools, system prompt and tool-calling strategy, and its budgets."""
         if self._session_usage is None:
             self._session_usage = await self._usage_so_far()
+        agent, limits = self.agent, self.stack.limits
+        toolbox = await Toolbox.collect(self.stack.tools, ctx, self._validators)
+        calling = tool_calling(self.stack.adapter.capabilities, toolbox.specs)
+        system = calling.system_prompt(await self._system_prompt(toolbox, ctx))
+        return _Run(
+            ctx=ctx,
+            toolbox=toolbox,
+            calling=calling,
+            system=system,
+            max_turns=(agent.max_turns if agent else None) or limits.max_turns,
+            result=RunResult(self.id, Outcome.COMPLETED, "", 0, claimed=claimed),
+            repeats=RepeatGuard(limits.max_repeats),
+            reminder=RequirementReminder(agent.completion_requirement if agent else None),
+            on_token=on_token,
+            on_tool=on_tool,
+        )
 
-        toolbox = await Toolbox.collect(stack.tools, ctx, self._validators)
-        caps = stack.adapter.capabilities
-        native = caps.native_tools
-        text_tools = not native and bool(toolbox.specs)  # tools in the prompt, JSON replies
-        system = await self._system_prompt(toolbox, ctx)
-        schema = None
-        if text_tools:
-            system = f"{system}\n\n{tools_prompt(toolbox.specs, constrained=caps.json_schema)}"
-            schema = union_schema(toolbox.specs) if caps.json_schema else None
-        max_turns = (agent.max_turns if agent else None) or limits.max_turns
-        requirement = agent.completion_requirement if agent else None
-        model = agent.adapter_model if agent else None
-
-        result = TurnResult(self.id, Outcome.COMPLETED, "", 0, claimed=claimed)
-        called: set[str] = set()
-        parse_errors = reminders = repeats = 0
-        last_signature: tuple[Any, ...] | None = None
-        while True:
-            if result.turns >= max_turns:
-                result.outcome = Outcome.MAX_TURNS
-                break
-            if result.turns:  # what arrived while the model or a tool was busy joins now
-                result.claimed += await store.claim_pending(self.id, now_ns())
-            messages = await stack.context.build(ctx, system)
-            if toolbox.renames:
-                messages = toolbox.to_wire(messages)
-            if not native:
-                messages = textualize(messages)
-            request = CompletionRequest(
-                messages,
-                tools=toolbox.specs if native else [],
-                model=model,
-                response_schema=schema,
-                metadata={
-                    "session_id": self.id,
-                    "context_label": f"{agent.name if agent else 'agent'}:{self.id}:{result.turns}",
-                },
-            )
-            completion = await self._call_model(request, on_token, hide_json=text_tools)
-            result.turns += 1
-            result.usage += completion.usage
-            result._last_usage, result._last_messages = completion.usage, messages
-
-            content, calls = completion.content, completion.tool_calls
-            if text_tools:
-                parsed = parse_reply(content, constrained=schema is not None)
-                if parsed.error is not None:
-                    if parse_errors >= limits.max_parse_errors:
-                        result.outcome, result.reply = Outcome.PARSE_ERRORS, content
-                        break
-                    parse_errors += 1
-                    await self._persist_reply(content, (), completion, tag="parse-error")
-                    await store.append(
-                        self.id,
-                        _note(
-                            f"Your last reply could not be used: {parsed.error}. Reply with "
-                            'one JSON object {"tool": "<name>", "args": {...}}, or in plain text.',
-                            "parse-error",
-                        ),
-                    )
-                    continue
-                # the reply's text is the whole truth here: a text-tools adapter sends no calls
-                if parsed.call is not None:
-                    content, calls = "", (parsed.call,)
-                else:
-                    content, calls = parsed.answer or "", ()
-            calls = tuple(toolbox.to_canonical(c) for c in calls)
-            await self._persist_reply(content, calls, completion)
-
-            if not calls:
-                result.reply = content
-                arrived = await store.claim_pending(self.id, now_ns())
-                if arrived:  # sent while this answer was written: answer them in this run
-                    result.claimed += arrived
-                    continue
-                if requirement is not None and requirement.tool not in called:
-                    if reminders >= requirement.recovery.max_retries:
-                        result.outcome = Outcome.REQUIREMENT_UNMET
-                        break
-                    reminders += 1
-                    await asyncio.sleep(requirement.recovery.delay(reminders))
-                    await store.append(self.id, _note(requirement.reminder, "reminder"))
-                    continue
-                result.outcome = Outcome.COMPLETED
-                break
-
-            records = await self._dispatch(calls, toolbox, ctx, on_tool)
-            result.tool_calls.extend(records)
-            called.update(r.call.name for r in records if not r.result.is_error)
-            terminal = next(
-                (r for r in records if toolbox.is_terminal(r.call.name) and not r.result.is_error),
-                None,
-            )
-            if terminal is not None:
-                result.outcome, result.reply = Outcome.TERMINAL_TOOL, terminal.result.content
-                break
-            signature = tuple(
-                (
-                    r.call.name,
-                    json.dumps(r.call.arguments, sort_keys=True, default=str),
-                    r.result.content,
-                )
-                for r in records
-            )
-            repeats = repeats + 1 if signature == last_signature else 1
-            last_signature = signature
-            if repeats >= limits.max_repeats:
-                result.outcome = Outcome.REPEATING
-                break
-            if repeats == 2:  # small models often loop; say so once before giving up
-                names = ", ".join(sorted({r.call.name for r in records}))
-                await store.append(
-                    self.id,
-                    _note(
-                        f"You already called {names} with these arguments and got the same "
-                        "result. Do not call it again: answer with what you have.",
-                        "repetition",
-                    ),
-                )
-
-        result.compactions = ctx.compactions
+    def _report(self, run: _Run) -> RunResult:
+        result = run.result
+        result.compactions = run.ctx.compactions
+        assert self._session_usage is not None
         self._session_usage = self._session_usage + result.usage
         result.session_usage = self._session_usage
         return result
 
-    # -- steps -------------------------------------------------------------------------------
+    # -- a turn ------------------------------------------------------------------------------
 
-    async def _call_model(
-        self, request: CompletionRequest, on_token: TokenCallback | None, *, hide_json: bool
-    ) -> Completion:
+    async def _turn(self, run: _Run) -> None:
+        """Build the context -> call the model -> read its reply -> persist it -> answer, or
+        run the tool calls. Sets `run.done` when this turn ends the run."""
+        if run.result.turns >= run.max_turns:
+            run.finish(Outcome.MAX_TURNS)
+            return
+        if run.result.turns:  # what arrived while the model or a tool was busy joins now
+            run.result.claimed += await self._claim()
+        messages = await self._context(run)
+        completion = await self._call_model(run, messages)
+        reply = run.calling.read(completion)
+        if reply.error is not None:
+            await self._unusable_reply(run, reply, completion)
+            return
+        calls = tuple(run.toolbox.to_canonical(c) for c in reply.calls)
+        await self._persist_reply(reply.content, calls, completion)
+        if calls:
+            await self._run_tools(run, calls)
+        else:
+            await self._answered(run, reply.content)
+
+    async def _claim(self) -> int:
+        return await self.stack.store.claim_pending(self.id, now_ns())
+
+    async def _context(self, run: _Run) -> list[Message]:
+        """The session as the model will read it: built, tool names on the wire, and
+        flattened to text where tools are text."""
+        messages = await self.stack.context.build(run.ctx, run.system)
+        if run.toolbox.renames:
+            messages = run.toolbox.to_wire(messages)
+        return run.calling.wire_messages(messages)
+
+    async def _call_model(self, run: _Run, messages: list[Message]) -> Completion:
+        result, agent = run.result, self.agent
+        tools, schema = run.calling.request_tools()
+        request = CompletionRequest(
+            messages,
+            tools=tools,
+            model=agent.adapter_model if agent else None,
+            response_schema=schema,
+            metadata={
+                "session_id": self.id,
+                "context_label": f"{agent.name if agent else 'agent'}:{self.id}:{result.turns}",
+            },
+        )
+        completion = await self._complete(request, run)
+        result.turns += 1
+        result.usage += completion.usage
+        result._last_usage, result._last_messages = completion.usage, messages
+        return completion
+
+    async def _complete(self, request: CompletionRequest, run: _Run) -> Completion:
+        """The model's reply, streamed to `on_token` when there is one and the adapter can."""
         adapter = self.stack.adapter
-        if on_token is None or not adapter.capabilities.streaming:
+        if run.on_token is None or not adapter.capabilities.streaming:
             return await adapter.complete(request)
         final: Completion | None = None
-        shown = _TokenFilter(on_token, hide_json)
+        show = run.calling.token_sink(run.on_token)
         async for item in adapter.stream(request):
             if isinstance(item, str):
-                shown.feed(item)
+                show(item)
             else:
                 final = item
         if final is None:
@@ -322,6 +273,60 @@ class Session:
                 f"{type(adapter).__name__}.stream() ended without a Completion"
             )
         return final
+
+    async def _unusable_reply(self, run: _Run, reply: ModelReply, completion: Completion) -> None:
+        """A text tool call that could not be parsed: ask again, a bounded number of times."""
+        if run.parse_errors >= self.stack.limits.max_parse_errors:
+            run.finish(Outcome.PARSE_ERRORS, reply.content)
+            return
+        run.parse_errors += 1
+        await self._persist_reply(reply.content, (), completion, tag="parse-error")
+        await self.stack.store.append(
+            self.id,
+            note(
+                f"Your last reply could not be used: {reply.error}. Reply with "
+                'one JSON object {"tool": "<name>", "args": {...}}, or in plain text.',
+                "parse-error",
+            ),
+        )
+
+    async def _answered(self, run: _Run, content: str) -> None:
+        """A reply without tool calls ends the run, unless messages arrived meanwhile (they
+        are answered in this run) or the agent's required tool was not called yet."""
+        run.result.reply = content
+        arrived = await self._claim()
+        if arrived:
+            run.result.claimed += arrived
+            return
+        if run.reminder.unmet:
+            if run.reminder.exhausted:
+                run.finish(Outcome.REQUIREMENT_UNMET)
+            else:
+                await self.stack.store.append(self.id, await run.reminder.next())
+            return
+        run.finish(Outcome.COMPLETED)
+
+    async def _run_tools(self, run: _Run, calls: tuple[ToolCall, ...]) -> None:
+        """Run the reply's tool calls; a terminal tool ends the run, and so does a loop."""
+        records = await self._dispatch(calls, run.toolbox, run.ctx, run.on_tool)
+        run.result.tool_calls.extend(records)
+        run.reminder.see(records)
+        terminal = next(
+            (r for r in records if run.toolbox.is_terminal(r.call.name) and not r.result.is_error),
+            None,
+        )
+        if terminal is not None:
+            run.finish(Outcome.TERMINAL_TOOL, terminal.result.content)
+            return
+        run.repeats.see(records)
+        if run.repeats.stuck:
+            run.finish(Outcome.REPEATING)
+            return
+        warning = run.repeats.warning(records)
+        if warning is not None:
+            await self.stack.store.append(self.id, warning)
+
+    # -- steps -------------------------------------------------------------------------------
 
     async def _persist_reply(
         self,
@@ -468,10 +473,6 @@ class Session:
 _USAGE_KEYS = {"prompt_tokens", "completion_tokens", "cached_tokens"}
 
 
-def _note(text: str, tag: str) -> Entry:
-    return Entry(kind=EntryKind.USER, content=text, tag=tag)
-
-
 def _interrupted(call: ToolCall) -> ToolCallRecord:
     result = ToolResult("interrupted before it finished", True, meta={"cancelled": True})
     return ToolCallRecord(call, result, 0.0)
@@ -510,64 +511,3 @@ def _result_entry(record: ToolCallRecord) -> Entry:
         tool_name=record.call.name,
         meta=meta,
     )
-
-
-class _TokenFilter:
-    """Forwards streamed tokens to the user, except what is not for them in text-tools mode:
-    a reply that is a JSON tool call is hidden, and of a constrained `{"answer": "..."}`
-    reply only the answer's text is shown, decoded as it arrives."""
-
-    _ANSWER = re.compile(r'\{\s*"answer"\s*:\s*"')
-
-    def __init__(self, sink: TokenCallback, hide_json: bool) -> None:
-        self.sink, self.hide_json = sink, hide_json
-        self.mode = "show" if not hide_json else "undecided"
-        self.buffer = ""
-
-    def feed(self, token: str) -> None:
-        if self.mode == "show":
-            self.sink(token)
-            return
-        if self.mode == "hide":
-            return
-        self.buffer += token
-        if self.mode == "answer":
-            self._emit_answer()
-            return
-        head = self.buffer.lstrip()
-        if not head:
-            return
-        if head[0] not in "{`":
-            self.mode = "show"
-            self.sink(self.buffer)
-            return
-        match = self._ANSWER.match(head)
-        if match:
-            self.mode, self.buffer = "answer", head[match.end() :]
-            self._emit_answer()
-        elif len(head) > 16 or '"tool"' in head or head[0] == "`":
-            self.mode = "hide"
-
-    def _emit_answer(self) -> None:
-        """Decode the JSON string in `buffer` up to what is complete; keep a partial escape."""
-        out, text, i = [], self.buffer, 0
-        while i < len(text):
-            char = text[i]
-            if char == '"':
-                self.mode = "hide"  # the answer ended; the rest is the closing brace
-                break
-            if char != "\\":
-                out.append(char)
-                i += 1
-                continue
-            escape = text[i : i + 6] if text[i + 1 : i + 2] == "u" else text[i : i + 2]
-            if len(escape) < 2 or (escape[1] == "u" and len(escape) < 6):
-                break  # wait for the rest of the escape
-            try:
-                out.append(json.loads(f'"{escape}"'))
-            except ValueError:
-                out.append(escape)
-            i += len(escape)
-        self.buffer = text[i:]
-        if out:
-            self.sink("".join(out))

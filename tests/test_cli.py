@@ -128,11 +128,11 @@ def test_chat_ctrl_c_cancels_the_turn_not_the_session(workdir):
     try:
         chat.stdin.write("first question\n")
         chat.stdin.flush()
-        # wait until the turn runs (its claim is in the session log): the scripted model is
+        # wait until the run starts (its claim is in the session log): the scripted model is
         # then 'thinking' for 30 s
         deadline = time.monotonic() + 60
         while not any('"op": "claim"' in p.read_text() for p in (workdir / "s").glob("*.jsonl")):
-            assert time.monotonic() < deadline, "the turn never started"
+            assert time.monotonic() < deadline, "the run never started"
             time.sleep(0.05)
         chat.send_signal(signal.SIGINT)
         time.sleep(0.5)
@@ -140,7 +140,7 @@ def test_chat_ctrl_c_cancels_the_turn_not_the_session(workdir):
     finally:
         chat.kill()
     assert chat.returncode == 0, err
-    assert "turn cancelled" in err
+    assert "run cancelled" in err
     assert "quick" in out
 
 

@@ -52,7 +52,7 @@ async def test_turn_boundary_coalesces(make_stack):
         session.id,
         Entry(kind=EntryKind.TOOL_RESULT, content="lifted", tool_call_id="c1", tool_name="job"),
     )
-    result = await session.turn()
+    result = await session.run()
     assert result.claimed == 4
     assert result.turns == 1 and len(stack.adapter.requests) == 1
     contents = [m.content for m in stack.adapter.requests[0].messages[1:]]
@@ -238,7 +238,7 @@ async def test_pending_result_is_parked_then_lifted(make_stack):
             kind=EntryKind.TOOL_RESULT, content="42", tool_call_id=call_id, tool_name="background"
         ),
     )
-    second = await session.turn()
+    second = await session.run()
     assert second.claimed == 1 and second.turns == 1
     last = stack.adapter.requests[-1].messages
     assert last[-1].role == "user" and "42" in last[-1].content
@@ -374,7 +374,7 @@ async def test_retrieved_snippets_reach_the_system_prompt_within_budget(make_sta
     ],
 )
 def test_token_filter_in_text_tools_mode(chunks, shown):
-    from agentframe_core.session import _TokenFilter
+    from agentframe_core.calling import _TokenFilter
 
     seen: list[str] = []
     token_filter = _TokenFilter(seen.append, hide_json=True)

@@ -49,7 +49,7 @@ async def test_prepare_drops_resolved_notifications(make_stack):
     fresh = Entry(kind=EntryKind.NOTIFICATION, content="tests passed", tag="tests")
     await stack.store.enqueue(session.id, stale)
     await stack.store.enqueue(session.id, fresh)
-    await session.turn()
+    await session.run()
     sent = [m.content for m in stack.adapter.requests[0].messages]
     assert any("tests passed" in c for c in sent)
     assert not any("build failed" in c for c in sent)

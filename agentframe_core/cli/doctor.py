@@ -23,54 +23,11 @@ Check = Diagnosis
 @pass_app
 def doctor(app: App, as_json: bool) -> None:
     """Check the installation and the config in force; exit 1 if anything is broken."""
-    from ..errors import ConfigError
-
     checks = [
         Check("python", True, f"{platform.python_version()} ({platform.python_implementation()})")
     ]
-    for info in app.host.plugins():
-        label = f"plugin {info.name}"
-        if info.errors:
-            detail = "; ".join(f"{e.stage}: {e.error}" for e in info.errors)
-            fix = (
-                f"reinstall or remove {info.distribution or info.module}; "
-                "`agentframe plugins --traceback` shows the traceback"
-            )
-            checks.append(Check(label, False, detail, fix))
-        else:
-            provided = "; ".join(f"{k}: {', '.join(v)}" for k, v in info.registers.items())
-            checks.append(
-                Check(
-                    label,
-                    True,
-                    f"{info.distribution or '?'} {info.version or ''} {provided}".strip(),
-                )
-            )
-    path = app.config_path()
-    source = str(path) if path else "embedded default"
-    try:
-        cfg = app.config()
-    except ConfigError as err:
-        checks.append(
-            Check(
-                "config",
-                False,
-                f"{source}: {len(err.issues)} problem(s)",
-                "\n".join(str(issue) for issue in err.issues),
-            )
-        )
-    else:
-        parts = [
-            f"adapter={cfg.adapter.name}",
-            f"store={cfg.store.name}",
-            f"context={cfg.context.name}",
-        ]
-        parts += [f"tools={p.name}" for p in cfg.tools]
-        parts += [f"retriever={p.name}" for p in cfg.retrievers]
-        profile = f" (profile {cfg.profile})" if cfg.profile else ""
-        checks.append(Check("config", True, f"{source}{profile}: {' '.join(parts)}"))
-        checks.append(_agents_check(app, cfg))
-        checks.extend(_plugin_checks(app, cfg))
+    checks += _plugin_health(app)
+    checks += _config_checks(app)
     broken = [c for c in checks if not c.ok]
     if as_json:
         emit_json({"ok": not broken, "checks": [asdict(c) for c in checks]})
@@ -84,6 +41,50 @@ def doctor(app: App, as_json: bool) -> None:
         click.secho(summary, fg="green" if not broken else "red", bold=True)
     if broken:
         raise SystemExit(1)
+
+
+def _plugin_health(app: App) -> list[Check]:
+    """Each installed plugin: what it registers, or why it failed to load."""
+    checks = []
+    for info in app.host.plugins():
+        label = f"plugin {info.name}"
+        if info.errors:
+            detail = "; ".join(f"{e.stage}: {e.error}" for e in info.errors)
+            fix = (
+                f"reinstall or remove {info.distribution or info.module}; "
+                "`agentframe plugins --traceback` shows the traceback"
+            )
+            checks.append(Check(label, False, detail, fix))
+        else:
+            provided = "; ".join(f"{k}: {', '.join(v)}" for k, v in info.registers.items())
+            detail = f"{info.distribution or '?'} {info.version or ''} {provided}".strip()
+            checks.append(Check(label, True, detail))
+    return checks
+
+
+def _config_checks(app: App) -> list[Check]:
+    """The config in force, its agents, and what each plugin it uses needs."""
+    from ..errors import ConfigError
+
+    path = app.config_path()
+    source = str(path) if path else "embedded default"
+    try:
+        cfg = app.config()
+    except ConfigError as err:
+        detail = f"{source}: {len(err.issues)} problem(s)"
+        return [Check("config", False, detail, "\n".join(str(issue) for issue in err.issues))]
+    parts = [
+        f"adapter={cfg.adapter.name}",
+        f"store={cfg.store.name}",
+        f"context={cfg.context.name}",
+    ]
+    parts += [f"tools={p.name}" for p in cfg.tools]
+    parts += [f"retriever={p.name}" for p in cfg.retrievers]
+    profile = f" (profile {cfg.profile})" if cfg.profile else ""
+    checks = [Check("config", True, f"{source}{profile}: {' '.join(parts)}")]
+    checks.append(_agents_check(app, cfg))
+    checks.extend(_plugin_checks(app, cfg))
+    return checks
 
 
 def _agents_check(app: App, cfg: Config) -> Check:

@@ -16,7 +16,7 @@ from .app import App, emit_json, pass_app, warn
 
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
-    from ..session import Session, TurnResult
+    from ..session import RunResult, Session
     from ..toolbox import ToolCallRecord
 
 
@@ -38,7 +38,45 @@ def _show_tool(record: ToolCallRecord) -> None:
     click.secho(f"\n→ {record.call.name}({args}) = {result}", fg=colour, err=True)
 
 
-def _report(result: TurnResult, streamed: bool) -> None:
+def result_json(result: RunResult) -> dict[str, Any]:
+    """`agentframe run --json`: how the run ended, its reply, tool calls, tokens, compactions."""
+    usage = result.usage
+    return {
+        "session_id": result.session_id,
+        "outcome": result.outcome.value,
+        "reply": result.reply,
+        "turns": result.turns,
+        "tool_calls": [
+            {
+                "id": r.call.id,
+                "name": r.call.name,
+                "arguments": r.call.arguments,
+                "result": r.result.content,
+                "is_error": r.result.is_error,
+                "seconds": round(r.seconds, 6),
+            }
+            for r in result.tool_calls
+        ],
+        "usage": {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cached_tokens": usage.cached_tokens,
+            "session_total_tokens": result.session_usage.total_tokens,
+            "window_tokens": result.window_tokens,
+        },
+        "compactions": [
+            {
+                "summary": c.summary,
+                "subsumed": c.subsumed,
+                "tokens_before": c.tokens_before,
+                "tokens_after": c.tokens_after,
+            }
+            for c in result.compactions
+        ],
+    }
+
+
+def _report(result: RunResult, streamed: bool) -> None:
     if not streamed and result.reply:
         click.echo(result.reply)
     elif streamed:
@@ -82,7 +120,7 @@ def run(
         on_tool=None if as_json else _show_tool,
     )
     if as_json:
-        emit_json(result.to_json())
+        emit_json(result_json(result))
     else:
         _report(result, streamed)
         click.secho(f"session: {result.session_id}", dim=True, err=True)
@@ -95,7 +133,7 @@ def run(
 @click.option("--session", "-s", "session_id", metavar="ID", help="Continue this session.")
 @pass_app
 def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
-    """Chat in a REPL. History lives in the store; Ctrl-C cancels the current turn,
+    """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
     Ctrl-D or /exit leaves."""
     from ..session import Session
 
@@ -106,7 +144,7 @@ def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
     async def go() -> None:
         async with stack:
             session = Session(stack, session_id, agent=agent, cwd=cwd)
-            click.secho(f"session {session.id} — /exit to leave, Ctrl-C stops a turn", dim=True)
+            click.secho(f"session {session.id} — /exit to leave, Ctrl-C stops a run", dim=True)
             await _repl(session)
 
     asyncio.run(go())
@@ -155,7 +193,7 @@ async def _repl(session: Session) -> None:
             result = await current
         except asyncio.CancelledError:
             click.echo()
-            warn("turn cancelled")
+            warn("run cancelled")
             continue
         finally:
             current = None

@@ -592,102 +592,116 @@ class StoreConformance:
 
 
 def _machine(store: Any, call: Caller, exportable: bool) -> type[RuleBasedStateMachine]:
-    """A state machine bound to one store; each example works in a new session."""
+    """A state machine bound to one store."""
+    bound = {"store": store, "call": staticmethod(call), "exportable": exportable}
+    return type("StoreMachine", (_StoreMachine,), bound)
 
-    class StoreMachine(RuleBasedStateMachine):
-        def __init__(self) -> None:
-            super().__init__()
-            self.sid = _sid()
-            self.model = _Model()
-            self.base = now_ns()
-            self.serial = itertools.count()
-            #: tool_call_id -> the call entry, for calls whose result is not stored yet.
-            self.parked: dict[str, Entry] = {}
 
-        def _id(self, prefix: str) -> str:
-            return f"{prefix}{next(self.serial)}"
+class _StoreMachine(RuleBasedStateMachine):
+    """Each example works in a new session of `store`; `_machine` binds the store."""
 
-        @rule(kind=st.sampled_from(ORDINARY_KINDS), offset=OFFSETS, text=TEXT, queued=st.booleans())
-        def write(self, kind: EntryKind, offset: int, text: str, queued: bool) -> None:
-            entry = Entry(kind=kind, content=text, id=self._id("e"), created_at=self.base + offset)
-            call(store.enqueue(self.sid, entry) if queued else store.append(self.sid, entry))
-            self.model.add(entry, pending=queued)
+    store: Any
+    exportable: bool
 
-        @rule(offset=OFFSETS, delay=st.integers(0, 3), parked=st.booleans())
-        def call_tool(self, offset: int, delay: int, parked: bool) -> None:
-            call_id = self._id("c")
-            tool_call = Entry(
-                kind=EntryKind.TOOL_CALL,
-                content='{"n": 1}',
-                id=self._id("tc"),
-                tool_call_id=call_id,
-                tool_name="probe",
-                created_at=self.base + offset,
-            )
-            call(store.append(self.sid, tool_call))
-            self.model.add(tool_call)
-            if parked:
-                self.parked[call_id] = tool_call
-            else:
-                self._result(tool_call, delay, queued=False)
+    @staticmethod
+    def call(awaitable: Any) -> Any:
+        raise NotImplementedError  # bound by `_machine`
 
-        @precondition(lambda self: bool(self.parked))
-        @rule(data=st.data(), delay=st.integers(0, 3))
-        def deliver_parked_result(self, data: st.DataObject, delay: int) -> None:
-            call_id = data.draw(st.sampled_from(sorted(self.parked)))
-            self._result(self.parked.pop(call_id), delay, queued=True)
+    def __init__(self) -> None:
+        super().__init__()
+        self.sid = _sid()
+        self.model = _Model()
+        self.base = now_ns()
+        self.serial = itertools.count()
+        #: tool_call_id -> the call entry, for calls whose result is not stored yet.
+        self.parked: dict[str, Entry] = {}
 
-        def _result(self, tool_call: Entry, delay: int, *, queued: bool) -> None:
-            result = Entry(
-                kind=EntryKind.TOOL_RESULT,
-                content="probe result",
-                id=self._id("tr"),
-                tool_call_id=tool_call.tool_call_id,
-                tool_name="probe",
-                created_at=tool_call.created_at + delay,
-            )
-            call(store.enqueue(self.sid, result) if queued else store.append(self.sid, result))
-            self.model.add(result, pending=queued)
+    def _id(self, prefix: str) -> str:
+        return f"{prefix}{next(self.serial)}"
 
-        @rule(offset=OFFSETS.map(lambda o: o + 2))
-        def claim(self, offset: int) -> None:
-            claimed = call(store.claim_pending(self.sid, self.base + offset))
-            assert claimed == self.model.claim(self.base + offset)
+    @rule(kind=st.sampled_from(ORDINARY_KINDS), offset=OFFSETS, text=TEXT, queued=st.booleans())
+    def write(self, kind: EntryKind, offset: int, text: str, queued: bool) -> None:
+        entry = Entry(kind=kind, content=text, id=self._id("e"), created_at=self.base + offset)
+        self.call(
+            self.store.enqueue(self.sid, entry) if queued else self.store.append(self.sid, entry)
+        )
+        self.model.add(entry, pending=queued)
 
-        @precondition(lambda self: bool(self.model.context()))
-        @rule(data=st.data(), offset=OFFSETS)
-        def compact(self, data: st.DataObject, offset: int) -> None:
-            visible = self.model.context()
-            chosen = data.draw(st.sets(st.sampled_from(_ids(visible)), min_size=1))
-            subsumes = _keep_pairs_whole(chosen, visible)
-            marker = Entry(
-                kind=EntryKind.COMPACTION,
-                content=f"summary of {len(subsumes)}",
-                id=self._id("m"),
-                created_at=self.base + offset,
-            )
-            call(store.compact(self.sid, Compaction(marker, frozenset(subsumes))))
-            self.model.compact(marker, subsumes)
+    @rule(offset=OFFSETS, delay=st.integers(0, 3), parked=st.booleans())
+    def call_tool(self, offset: int, delay: int, parked: bool) -> None:
+        call_id = self._id("c")
+        tool_call = Entry(
+            kind=EntryKind.TOOL_CALL,
+            content='{"n": 1}',
+            id=self._id("tc"),
+            tool_call_id=call_id,
+            tool_name="probe",
+            created_at=self.base + offset,
+        )
+        self.call(self.store.append(self.sid, tool_call))
+        self.model.add(tool_call)
+        if parked:
+            self.parked[call_id] = tool_call
+        else:
+            self._result(tool_call, delay, queued=False)
 
-        @invariant()
-        def context_matches_the_model(self) -> None:
-            _check_context(call(store.context(self.sid)), self.model)
+    @precondition(lambda self: bool(self.parked))
+    @rule(data=st.data(), delay=st.integers(0, 3))
+    def deliver_parked_result(self, data: st.DataObject, delay: int) -> None:
+        call_id = data.draw(st.sampled_from(sorted(self.parked)))
+        self._result(self.parked.pop(call_id), delay, queued=True)
 
-        @invariant()
-        def history_matches_the_model(self) -> None:
-            if exportable:
-                assert call(store.history(self.sid)) == self.model.history()
+    def _result(self, tool_call: Entry, delay: int, *, queued: bool) -> None:
+        result = Entry(
+            kind=EntryKind.TOOL_RESULT,
+            content="probe result",
+            id=self._id("tr"),
+            tool_call_id=tool_call.tool_call_id,
+            tool_name="probe",
+            created_at=tool_call.created_at + delay,
+        )
+        self.call(
+            self.store.enqueue(self.sid, result) if queued else self.store.append(self.sid, result)
+        )
+        self.model.add(result, pending=queued)
 
-        def teardown(self) -> None:
-            if exportable:
-                copy = _sid()
-                call(store.restore(copy, self.model.history()))
-                assert call(store.history(copy)) == self.model.history()
-                assert call(store.context(copy)) == self.model.context()
-                call(store.delete(copy))
-            call(store.delete(self.sid))
+    @rule(offset=OFFSETS.map(lambda o: o + 2))
+    def claim(self, offset: int) -> None:
+        claimed = self.call(self.store.claim_pending(self.sid, self.base + offset))
+        assert claimed == self.model.claim(self.base + offset)
 
-    return StoreMachine
+    @precondition(lambda self: bool(self.model.context()))
+    @rule(data=st.data(), offset=OFFSETS)
+    def compact(self, data: st.DataObject, offset: int) -> None:
+        visible = self.model.context()
+        chosen = data.draw(st.sets(st.sampled_from(_ids(visible)), min_size=1))
+        subsumes = _keep_pairs_whole(chosen, visible)
+        marker = Entry(
+            kind=EntryKind.COMPACTION,
+            content=f"summary of {len(subsumes)}",
+            id=self._id("m"),
+            created_at=self.base + offset,
+        )
+        self.call(self.store.compact(self.sid, Compaction(marker, frozenset(subsumes))))
+        self.model.compact(marker, subsumes)
+
+    @invariant()
+    def context_matches_the_model(self) -> None:
+        _check_context(self.call(self.store.context(self.sid)), self.model)
+
+    @invariant()
+    def history_matches_the_model(self) -> None:
+        if self.exportable:
+            assert self.call(self.store.history(self.sid)) == self.model.history()
+
+    def teardown(self) -> None:
+        if self.exportable:
+            copy = _sid()
+            self.call(self.store.restore(copy, self.model.history()))
+            assert self.call(self.store.history(copy)) == self.model.history()
+            assert self.call(self.store.context(copy)) == self.model.context()
+            self.call(self.store.delete(copy))
+        self.call(self.store.delete(self.sid))
 
 
 def _keep_pairs_whole(chosen: set[str], visible: list[Entry]) -> set[str]:
