@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .agent import AgentDefinition, Backoff
     from .agents.catalog import AgentCatalog, find_agents
     from .agents.skills import Skill, find_skill
+    from .arguments import decode_arguments
     from .compaction import CompactionReport
     from .config import (
         Config,
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
         PartConfig,
         find_config_file,
         load_config,
+        load_part,
         read_config,
         validate_config,
         validate_part,
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
         UnknownPartError,
     )
     from .facade import run
+    from .fileio import atomic_write
     from .functions import FunctionTool, FunctionToolset, tool
     from .hookspecs import hookimpl, hookspec
     from .llm import Capabilities, Completion, CompletionRequest, ToolSpec, Usage
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
         session_title,
     )
     from .plugins import PluginHost, cache_dir
+    from .processes import pid_alive
     from .prompt import assemble_system_prompt
     from .protocols import (
         AgentLoader,
@@ -87,6 +91,7 @@ _LAZY = {
     "AgentframeError": ".errors",
     "AgentLoader": ".protocols",
     "assemble_system_prompt": ".prompt",
+    "atomic_write": ".fileio",
     "Backoff": ".agent",
     "build_stack": ".stack",
     "cache_dir": ".plugins",
@@ -99,6 +104,7 @@ _LAZY = {
     "ConfigError": ".errors",
     "ConfigIssue": ".errors",
     "ContextBuilder": ".protocols",
+    "decode_arguments": ".arguments",
     "Diagnosis": ".diagnosis",
     "Entry": ".model",
     "EntryKind": ".model",
@@ -115,6 +121,7 @@ _LAZY = {
     "Limits": ".config",
     "LLMAdapter": ".protocols",
     "load_config": ".config",
+    "load_part": ".config",
     "MemoryStore": ".memory",
     "Message": ".model",
     "MissingFieldError": ".errors",
@@ -122,6 +129,7 @@ _LAZY = {
     "now_ns": ".model",
     "Outcome": ".session",
     "PartConfig": ".config",
+    "pid_alive": ".processes",
     "PluginHost": ".plugins",
     "PrunableStore": ".protocols",
     "read_config": ".config",
@@ -224,8 +232,10 @@ __all__ = [
     "Usage",
     "VerbatimBuilder",
     "assemble_system_prompt",
+    "atomic_write",
     "build_stack",
     "cache_dir",
+    "decode_arguments",
     "find_agents",
     "find_config_file",
     "find_skill",
@@ -233,8 +243,10 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "load_config",
+    "load_part",
     "new_id",
     "now_ns",
+    "pid_alive",
     "read_config",
     "run",
     "session_title",

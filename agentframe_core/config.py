@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat
 from pydantic import ValidationError as PydanticValidationError
 
 from .errors import AgentframeError, ConfigError, ConfigIssue, UnknownPartError
+from .optionpaths import resolve_option_paths
 from .registry import Kind, PartSpec
 from .yamlsource import Located, YamlPath, format_path, load_yaml_text
 
@@ -35,6 +36,7 @@ __all__ = [
     "PartConfig",
     "find_config_file",
     "load_config",
+    "load_part",
     "read_config",
     "validate_part",
 ]
@@ -91,10 +93,18 @@ class PartConfig:
     spec: PartSpec
     options: Any
     path: str
+    #: Where the part is selected (None: the embedded default), for messages about it.
+    file: Path | None = None
+    line: int | None = None
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+    def issue(self, message: str, key: str = "") -> ConfigIssue:
+        """A problem with this block (or with its `key`), located like validation errors."""
+        path = f"{self.path}.{key}" if key else self.path
+        return ConfigIssue(self.file, path, message, self.line)
 
     def build(self) -> Any:
         """The part, or a PartBuildError naming where it was configured."""
@@ -322,6 +332,32 @@ def validate_part(host: PluginHost, located: Located, kind: Kind) -> PartConfig:
     return part
 
 
+def load_part(
+    host: PluginHost,
+    kind: Kind,
+    file: Path | None,
+    profile: str | None = None,
+    *,
+    absent: str | None = None,
+    only: str | None = None,
+) -> PartConfig | None:
+    """Only the `kind` block of the config `file` (None: the embedded default), validated as
+    `validate_config` does, for commands that use one part and must not fail on the others
+    (a drainer needs no store). `absent` names the part used when the file has no such block
+    (else the embedded default's). With `only`, a block that selects another part gives None,
+    unvalidated: that part need not even be installed."""
+    located = read_config(file, profile)
+    if absent is not None and located.data.get(kind.value) is None:
+        located.data[kind.value] = absent
+    if only is not None:
+        block = located.data.get(kind.value)
+        if block is None:
+            block = load_yaml_text(default_config_text(), None).data[kind.value]
+        if (block.get("use") if isinstance(block, dict) else block) != only:
+            return None
+    return validate_part(host, located, kind)
+
+
 def _single(
     host: PluginHost, kind: Kind, located: Located, issues: list[ConfigIssue]
 ) -> PartConfig | None:
@@ -329,7 +365,25 @@ def _single(
     block = located.data.get(kind.value)
     if block is None:
         block = load_yaml_text(default_config_text(), None).data[kind.value]
+        name = block.get("use") if isinstance(block, dict) else block
+        try:
+            host.resolve(kind, str(name))
+        except UnknownPartError as err:
+            issues.append(ConfigIssue(located.file, kind.value, _default_missing(kind, err)))
+            return None
     return _part(host, kind, block, (kind.value,), located, issues)
+
+
+def _default_missing(kind: Kind, err: UnknownPartError) -> str:
+    """Leaving out a block means its default, which may not be installed: say both."""
+    installed = ", ".join(err.installed) or "none"
+    get = f"install it ({err.hint})" if err.hint else "install the plugin that provides it"
+    example = err.installed[0] if err.installed else "NAME"
+    return (
+        f"not set, so the default {kind.value} {err.name!r} is used, but no installed plugin "
+        f"provides it: {get}, or choose an installed {kind.value} ({installed}), e.g. "
+        f"`{kind.value}: {{use: {example}}}`"
+    )
 
 
 def _part(
@@ -355,6 +409,8 @@ def _part(
         issues.append(located.issue((*path, "use"), str(err)))
         return None
     raw = {k: v for k, v in block.items() if k != "use"}
+    if spec.options is not None and located.file is not None:
+        raw = resolve_option_paths(spec.options, raw, located.file.parent)
     known = spec.option_names()
     unknown = [k for k in raw if k not in known]
     for key in unknown:
@@ -365,7 +421,10 @@ def _part(
         fields = spec.options.model_fields if spec.options else {}
         issues.extend(_pydantic_issues(err, path, located, fields))
         return None
-    return None if unknown else PartConfig(spec, options, format_path(path))
+    if unknown:
+        return None
+    selected = located.line_of((*path, "use"))
+    return PartConfig(spec, options, format_path(path), located.file, selected)
 
 
 def _unknown_key_message(key: str, known: set[str], part: str | None = None) -> str:

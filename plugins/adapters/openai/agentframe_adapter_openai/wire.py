@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentframe_core import decode_arguments as kernel_decode_arguments
 from agentframe_core.llm import Completion, ToolSpec, Usage
 from agentframe_core.model import Message, ToolCall, new_id
 
@@ -87,15 +88,11 @@ def parse_usage(data: Any) -> Usage:
 
 
 def decode_arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return {}
+    """The kernel's decoding; what is not a JSON object is kept under `RAW_ARGUMENTS`."""
     try:
-        value = json.loads(raw)
-    except (TypeError, ValueError):
+        return kernel_decode_arguments(raw)
+    except ValueError:
         return {RAW_ARGUMENTS: raw}
-    return value if isinstance(value, dict) else {RAW_ARGUMENTS: raw}
 
 
 def _first_choice(data: Any, url: str) -> dict[str, Any]:
