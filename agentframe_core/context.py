@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .agent import AgentDefinition
     from .compaction import CompactionReport
+    from .retrieval import RetrievalReport
     from .stack import Stack
 
 __all__ = ["RunContext"]
@@ -19,10 +20,11 @@ class RunContext:
 
     This is the one way parts reach each other: `ctx.stack.store`, `ctx.stack.adapter`, ...
     A context builder that compacts appends a `CompactionReport` to `compactions`; the turn
-    reports them in its `TurnResult`.
+    reports them in its `TurnResult`, with what each retriever returned (`retrievals`).
     """
 
     session_id: str
     stack: Stack
     agent: AgentDefinition | None = None
     compactions: list[CompactionReport] = field(default_factory=list)
+    retrievals: list[RetrievalReport] = field(default_factory=list)

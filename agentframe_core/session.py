@@ -28,6 +28,7 @@ from .errors import AgentframeError
 from .llm import Completion, CompletionRequest, Usage
 from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from .render import DROPPED_NOTIFICATIONS
+from .retrieval import RetrievalReport, retrieved_context
 from .stack import Stack
 from .texttools import parse_reply, textualize, tools_prompt, union_schema
 from .toolbox import Toolbox, ToolCallRecord, _Validators
@@ -61,6 +62,7 @@ class TurnResult:
     usage: Usage = field(default_factory=Usage)
     session_usage: Usage = field(default_factory=Usage)
     compactions: list[CompactionReport] = field(default_factory=list)
+    retrievals: list[RetrievalReport] = field(default_factory=list)
     claimed: int = 0
     _last_usage: Usage = field(default_factory=Usage, repr=False)
     _last_messages: list[Message] = field(default_factory=list, repr=False)
@@ -111,6 +113,7 @@ class TurnResult:
                 }
                 for c in self.compactions
             ],
+            "retrievals": [r.to_json() for r in self.retrievals],
         }
 
 
@@ -299,6 +302,7 @@ class Session:
                 )
 
         result.compactions = ctx.compactions
+        result.retrievals = ctx.retrievals
         self._session_usage = self._session_usage + result.usage
         result.session_usage = self._session_usage
         return result
@@ -420,15 +424,7 @@ class Session:
         query = next((e.content for e in reversed(entries) if e.kind is EntryKind.USER), "")
         if not query:
             return ""
-        budget = self.stack.limits.retrieval_budget_tokens
-        found = await asyncio.gather(
-            *(r.retrieve(query, ctx=ctx, budget_tokens=budget) for r in self.stack.retrievers)
-        )
-        snippets = [s for group in found for s in group]
-        if not snippets:
-            return ""
-        body = "\n\n".join(f"[{s.source}]\n{s.text}" if s.source else s.text for s in snippets)
-        return f"\n\n# Relevant context\n\n{body}"
+        return await retrieved_context(query, ctx)
 
     async def _drop_stale_notifications(self, ctx: RunContext) -> None:
         hooks = self.stack.hooks
