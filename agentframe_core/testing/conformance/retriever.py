@@ -29,7 +29,7 @@ from agentframe_core.protocols import Retriever, Snippet
 
 from ._stack import run_context
 
-__all__ = ["RetrieverConformance", "check_snippets"]
+__all__ = ["RetrieverConformance"]
 
 #: Characters a budget of one token allows.
 CHARS_PER_TOKEN = 4
