@@ -19,9 +19,16 @@ if TYPE_CHECKING:
     from .agents.loader import AgentScan, FolderLoader
     from .agents.parse import definition_from_frontmatter
     from .agents.skills import Skill, find_skill
+    from .arguments import decode_arguments
     from .catalog import AgentCatalog, find_agents
-    from .compaction import CompactionReport
-    from .config import find_config_file, load_config, read_config, validate_config, validate_part
+    from .config import (
+        find_config_file,
+        load_config,
+        load_part,
+        read_config,
+        validate_config,
+        validate_part,
+    )
     from .configtypes import Config, Limits, PartConfig
     from .diagnosis import Diagnosis
     from .errors import (
@@ -34,6 +41,7 @@ if TYPE_CHECKING:
         UnknownPartError,
     )
     from .facade import run
+    from .fileio import atomic_write
     from .functions import FunctionTool, FunctionToolset, tool
     from .hookspecs import hookimpl, hookspec
     from .llm import Capabilities, Completion, CompletionRequest, ToolSpec, Usage
@@ -50,6 +58,7 @@ if TYPE_CHECKING:
         session_title,
     )
     from .plugins import PluginHost, cache_dir
+    from .processes import pid_alive
     from .prompt import assemble_system_prompt
     from .protocols import (
         AgentLoader,
@@ -68,6 +77,7 @@ if TYPE_CHECKING:
     )
     from .registry import Kind, Register
     from .render import Renderer, head_tail
+    from .reports import CompactionReport, RetrievalReport
     from .retention import sessions_to_prune
     from .session import Outcome, RunResult, Session
     from .stack import build_stack
@@ -99,7 +109,8 @@ _LAZY = {
     "ToolResult": ".tools",
     "AgentDefinition": ".agent",
     "Backoff": ".agent",
-    "CompactionReport": ".compaction",
+    "CompactionReport": ".reports",
+    "RetrievalReport": ".reports",
     "Diagnosis": ".diagnosis",
     "RunContext": ".protocols",
     "Stack": ".protocols",
@@ -143,6 +154,9 @@ _LAZY = {
     "MemoryStore": ".memory",
     "VerbatimBuilder": ".verbatim",
     "sessions_to_prune": ".retention",
+    "atomic_write": ".fileio",
+    "decode_arguments": ".arguments",
+    "pid_alive": ".processes",
     "Frontmatter": ".agents.frontmatter",
     "read_frontmatter": ".agents.frontmatter",
     "AgentScan": ".agents.loader",
@@ -159,6 +173,7 @@ _LAZY = {
     "read_config": ".config",
     "validate_config": ".config",
     "validate_part": ".config",
+    "load_part": ".config",
     "PluginHost": ".plugins",
     "cache_dir": ".plugins",
     "build_stack": ".stack",
@@ -197,6 +212,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "AgentDefinition",
     "Backoff",
     "CompactionReport",
+    "RetrievalReport",
     "Diagnosis",
     "RunContext",
     "Stack",
@@ -240,6 +256,9 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "MemoryStore",
     "VerbatimBuilder",
     "sessions_to_prune",
+    "atomic_write",
+    "decode_arguments",
+    "pid_alive",
     "Frontmatter",
     "read_frontmatter",
     "AgentScan",
@@ -256,6 +275,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "read_config",
     "validate_config",
     "validate_part",
+    "load_part",
     "PluginHost",
     "cache_dir",
     "build_stack",

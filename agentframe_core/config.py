@@ -22,6 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from .configtypes import Config, Limits, PartConfig
 from .errors import ConfigError, ConfigIssue, UnknownPartError
+from .optionpaths import resolve_option_paths
 from .registry import Kind
 from .yamlsource import Located, YamlPath, format_path, load_yaml_text
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "find_config_file",
     "load_config",
+    "load_part",
     "read_config",
     "validate_part",
 ]
@@ -252,6 +254,32 @@ def validate_part(host: PluginHost, located: Located, kind: Kind) -> PartConfig:
     return part
 
 
+def load_part(
+    host: PluginHost,
+    kind: Kind,
+    file: Path | None,
+    profile: str | None = None,
+    *,
+    absent: str | None = None,
+    only: str | None = None,
+) -> PartConfig | None:
+    """Only the `kind` block of the config `file` (None: the embedded default), validated as
+    `validate_config` does, for commands that use one part and must not fail on the others
+    (a drainer needs no store). `absent` names the part used when the file has no such block
+    (else the embedded default's). With `only`, a block that selects another part gives None,
+    unvalidated: that part need not even be installed."""
+    located = read_config(file, profile)
+    if absent is not None and located.data.get(kind.value) is None:
+        located.data[kind.value] = absent
+    if only is not None:
+        block = located.data.get(kind.value)
+        if block is None:
+            block = load_yaml_text(default_config_text(), None).data[kind.value]
+        if (block.get("use") if isinstance(block, dict) else block) != only:
+            return None
+    return validate_part(host, located, kind)
+
+
 def _single(
     host: PluginHost, kind: Kind, located: Located, issues: list[ConfigIssue]
 ) -> PartConfig | None:
@@ -259,7 +287,25 @@ def _single(
     block = located.data.get(kind.value)
     if block is None:
         block = load_yaml_text(default_config_text(), None).data[kind.value]
+        name = block.get("use") if isinstance(block, dict) else block
+        try:
+            host.resolve(kind, str(name))
+        except UnknownPartError as err:
+            issues.append(ConfigIssue(located.file, kind.value, _default_missing(kind, err)))
+            return None
     return _part(host, kind, block, (kind.value,), located, issues)
+
+
+def _default_missing(kind: Kind, err: UnknownPartError) -> str:
+    """Leaving out a block means its default, which may not be installed: say both."""
+    installed = ", ".join(err.installed) or "none"
+    get = f"install it ({err.hint})" if err.hint else "install the plugin that provides it"
+    example = err.installed[0] if err.installed else "NAME"
+    return (
+        f"not set, so the default {kind.value} {err.name!r} is used, but no installed plugin "
+        f"provides it: {get}, or choose an installed {kind.value} ({installed}), e.g. "
+        f"`{kind.value}: {{use: {example}}}`"
+    )
 
 
 def _part(
@@ -285,6 +331,8 @@ def _part(
         issues.append(located.issue((*path, "use"), str(err)))
         return None
     raw = {k: v for k, v in block.items() if k != "use"}
+    if spec.options is not None and located.file is not None:
+        raw = resolve_option_paths(spec.options, raw, located.file.parent)
     known = spec.option_names()
     unknown = [k for k in raw if k not in known]
     for key in unknown:
@@ -295,7 +343,10 @@ def _part(
         fields = spec.options.model_fields if spec.options else {}
         issues.extend(_pydantic_issues(err, path, located, fields))
         return None
-    return None if unknown else PartConfig(spec, options, format_path(path))
+    if unknown:
+        return None
+    selected = located.line_of((*path, "use"))
+    return PartConfig(spec, options, format_path(path), located.file, selected)
 
 
 def _unknown_key_message(key: str, known: set[str], part: str | None = None) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt
 
-from .errors import AgentframeError
+from .errors import AgentframeError, ConfigIssue
 from .registry import PartSpec
 
 __all__ = ["Config", "Limits", "PartBuildError", "PartConfig"]
@@ -51,10 +51,18 @@ class PartConfig:
     spec: PartSpec
     options: Any
     path: str
+    #: Where the part is selected (None: the embedded default), for messages about it.
+    file: Path | None = None
+    line: int | None = None
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+    def issue(self, message: str, key: str = "") -> ConfigIssue:
+        """A problem with this block (or with its `key`), located like validation errors."""
+        path = f"{self.path}.{key}" if key else self.path
+        return ConfigIssue(self.file, path, message, self.line)
 
     def build(self) -> Any:
         """The part, or a PartBuildError naming where it was configured."""

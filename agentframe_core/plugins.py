@@ -29,6 +29,7 @@ import pluggy
 
 from . import hookspecs
 from .errors import UnknownPartError
+from .fileio import atomic_write
 from .registry import Kind, PartSpec, Registry
 
 if TYPE_CHECKING:
@@ -292,9 +293,7 @@ class PluginHost:
         path = self._manifest_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(records, indent=1, sort_keys=True))
-            tmp.replace(path)
+            atomic_write(path, json.dumps(records, indent=1, sort_keys=True))
         except OSError:
             pass  # a read-only cache only costs a slower start next time
 

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .agent import AgentDefinition
-from .compaction import CompactionReport
 from .configtypes import Config, Limits
 from .llm import Capabilities, Completion, CompletionRequest
 from .model import Compaction, Entry, Message, SessionInfo, ToolCall
+from .reports import CompactionReport, RetrievalReport
 from .tools import Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -223,10 +223,11 @@ class RunContext:
 
     This is the one way parts reach each other: `ctx.stack.store`, `ctx.stack.adapter`, ...
     A context builder that compacts appends a `CompactionReport` to `compactions`; the run
-    reports them in its `RunResult`.
+    reports them in its `RunResult`, with what each retriever returned (`retrievals`).
     """
 
     session_id: str
     stack: Stack
     agent: AgentDefinition | None = None
     compactions: list[CompactionReport] = field(default_factory=list)
+    retrievals: list[RetrievalReport] = field(default_factory=list)

@@ -25,13 +25,14 @@ from typing import Any
 
 from .agent import AgentDefinition
 from .calling import ModelReply, ToolCalling, tool_calling
-from .compaction import CompactionReport
 from .errors import AgentframeError
 from .guards import RepeatGuard, RequirementReminder, note
 from .llm import Completion, CompletionRequest, Usage
 from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from .protocols import RunContext, Stack
 from .render import DROPPED_NOTIFICATIONS
+from .reports import CompactionReport, RetrievalReport
+from .retrieval import retrieved_context
 from .toolbox import Toolbox, ToolCallRecord, _Validators
 from .tools import ToolResult
 
@@ -66,6 +67,7 @@ class RunResult:
     usage: Usage = field(default_factory=Usage)
     session_usage: Usage = field(default_factory=Usage)
     compactions: list[CompactionReport] = field(default_factory=list)
+    retrievals: list[RetrievalReport] = field(default_factory=list)
     claimed: int = 0
     _last_usage: Usage = field(default_factory=Usage, repr=False)
     _last_messages: list[Message] = field(default_factory=list, repr=False)
@@ -198,6 +200,7 @@ class Session:
     def _report(self, run: _Run) -> RunResult:
         result = run.result
         result.compactions = run.ctx.compactions
+        result.retrievals = run.ctx.retrievals
         assert self._session_usage is not None
         self._session_usage = self._session_usage + result.usage
         result.session_usage = self._session_usage
@@ -424,15 +427,7 @@ class Session:
         query = next((e.content for e in reversed(entries) if e.kind is EntryKind.USER), "")
         if not query:
             return ""
-        budget = self.stack.limits.retrieval_budget_tokens
-        found = await asyncio.gather(
-            *(r.retrieve(query, ctx=ctx, budget_tokens=budget) for r in self.stack.retrievers)
-        )
-        snippets = [s for group in found for s in group]
-        if not snippets:
-            return ""
-        body = "\n\n".join(f"[{s.source}]\n{s.text}" if s.source else s.text for s in snippets)
-        return f"\n\n# Relevant context\n\n{body}"
+        return await retrieved_context(query, ctx)
 
     async def _drop_stale_notifications(self, ctx: RunContext) -> None:
         hooks = self.stack.hooks

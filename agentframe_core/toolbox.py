@@ -77,7 +77,11 @@ class Toolbox:
         for dispatcher in dispatchers:
             for tool in await dispatcher.tools(ctx):
                 if tool.name in box.tools:
-                    log.warning("tool %r is offered twice; the first dispatcher wins", tool.name)
+                    log.warning(
+                        "tool %r is offered twice; the first dispatcher wins "
+                        "(`agentframe config check` names both)",
+                        tool.name,
+                    )
                     continue
                 box.tools[tool.name] = (dispatcher, tool)
         agent = ctx.agent

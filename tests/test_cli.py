@@ -160,3 +160,20 @@ def test_the_sync_facade_runs_a_prompt_from_a_script(workdir):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "completed The sum is 5."
+
+
+def test_config_check_refuses_two_dispatchers_offering_one_tool(workdir):
+    config = workdir / "agentframe.yaml"
+    config.write_text(
+        config.read_text()
+        + "  - use: functions\n"
+        + '    import: ["agentframe_core.examples:current_time", "agentframe_core.examples:add"]\n'
+    )
+    done = agentframe(workdir, "config", "check")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (
+        f"{config}:11: tools[1]: tool 'add' is offered by both tools[0] ('functions', line 9) "
+        "and tools[1] ('functions')" in done.stderr
+    )
+    report = json.loads(agentframe(workdir, "config", "check", "--json").stdout)
+    assert report["ok"] is False and [i["path"] for i in report["issues"]] == ["tools[1]"]

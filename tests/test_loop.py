@@ -11,6 +11,7 @@ import pytest
 from stacks import call
 
 from agentframe_core import Entry, EntryKind, RunContext, ToolResult, tool
+from agentframe_core.cli.run import result_json
 from agentframe_core.session import Outcome, Session
 
 
@@ -357,10 +358,28 @@ async def test_retrieved_snippets_reach_the_system_prompt_within_budget(make_sta
     stack = make_stack(["4711"], retrieval_budget_tokens=300)
     notes = Notes()
     stack.retrievers = [notes]
-    await Session(stack).run("what is the door code?")
+    result = await Session(stack).run("what is the door code?")
     assert notes.queries == [("what is the door code?", 300)]
     system = stack.adapter.requests[0].messages[0].content
     assert "# Relevant context" in system and "[notes.md]\nthe door code is 4711" in system
+    (report,) = result_json(result)["retrievals"]  # what `run --json` shows
+    assert report["retriever"] == "Notes" and report["query"] == "what is the door code?"
+    assert (report["snippets"], report["chars"], report["sources"]) == (1, 21, ["notes.md"])
+    assert report["budget_tokens"] == 300 and report["seconds"] >= 0
+
+
+async def test_a_retriever_that_finds_nothing_is_still_reported(make_stack, caplog):
+    class Empty:
+        async def retrieve(self, query, *, ctx, budget_tokens):
+            return []
+
+    stack = make_stack(["fine"])
+    stack.retrievers = [Empty()]
+    with caplog.at_level("INFO", logger="agentframe.retrieval"):
+        result = await Session(stack).run("anything?")
+    assert [(r.retriever, r.snippets) for r in result.retrievals] == [("Empty", 0)]
+    assert "# Relevant context" not in stack.adapter.requests[0].messages[0].content
+    assert "retriever Empty: 0 snippet(s), 0 chars" in caplog.text
 
 
 @pytest.mark.parametrize(

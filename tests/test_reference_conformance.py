@@ -44,9 +44,9 @@ class KeywordRetriever:
         )
         found, used = [], 0
         for score, document in scored:
-            if score and used + len(document) // 4 <= budget_tokens:
+            if score and used + len(document) <= 4 * budget_tokens:
                 found.append(Snippet(document, "docs", float(score)))
-                used += len(document) // 4
+                used += len(document)
         return found
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -52,12 +53,18 @@ def _masked(value: Any, key: str = "") -> Any:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 @pass_app
 def check(app: App, as_json: bool) -> None:
-    """Validate the config against the installed plugins; exit 2 on any problem."""
+    """Validate the config against the installed plugins; exit 2 on any problem.
+
+    Tool dispatchers are built and asked for their tools: two offering one name is an error."""
     from ..errors import ConfigError
+    from ..toolcheck import tool_name_clashes
 
     path = app.config_path()
     try:
         cfg = app.config()
+        clashes = asyncio.run(tool_name_clashes(cfg))
+        if clashes:
+            raise ConfigError(clashes)
     except ConfigError as err:
         if as_json:
             emit_json(

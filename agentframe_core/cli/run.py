@@ -73,6 +73,7 @@ def result_json(result: RunResult) -> dict[str, Any]:
             }
             for c in result.compactions
         ],
+        "retrievals": [r.to_json() for r in result.retrievals],
     }
 
 

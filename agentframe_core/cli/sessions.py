@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -170,16 +168,10 @@ def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
         for line in lines:
             click.echo(line)
         return
+    from ..fileio import atomic_write
+
     output.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            for line in lines:
-                file.write(line + "\n")
-        os.replace(temporary, output)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write(output, "".join(line + "\n" for line in lines))
 
 
 @sessions.command("import")

@@ -62,7 +62,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from ...model import Compaction, Entry, EntryKind, now_ns
+from ...model import Compaction, Entry, EntryKind, SessionInfo, now_ns
 from ...protocols import ExportableStore, PrunableStore, SearchableStore, Store, StoredEntry
 
 __all__ = ["StoreConformance"]
@@ -361,8 +361,10 @@ class StoreConformance:
         await store.enqueue(a, _entry(content="queued"))
         await store.append(a, second := _entry(content="second"))
         await store.compact(a, Compaction(_marker(), frozenset({first.id, second.id})))
-        infos = {s.id: s for s in await store.sessions()}
-        assert [s.id for s in await store.sessions()] == [a, b]
+        listed = await store.sessions()
+        assert all(isinstance(s, SessionInfo) for s in listed), f"not SessionInfos: {listed}"
+        infos = {s.id: s for s in listed}
+        assert [s.id for s in listed] == [a, b], "sessions() must list the newest first"
         assert infos[a].entries == 4  # two appended, one queued, one marker
         assert infos[b].entries == 1
         for info in infos.values():

@@ -59,7 +59,7 @@ class AgentFSOptions(BaseModel):
     dir: Path = Field(
         default=Path("intermediate"),
         description="The folder holding agent_inbox/ and agent_outbox/ (relative: to the "
-        "working directory).",
+        "config file's folder; the default, to the working directory).",
     )
     timeout_seconds: PositiveFloat = Field(
         default=1800, description="How long one request waits for its answer."

@@ -23,6 +23,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agentframe_core import pid_alive
+
 from .contract import Folder, TaskPaths, utc_now
 from .liveness import beat_age
 
@@ -90,20 +92,10 @@ def release(paths: TaskPaths, drainer: str) -> None:
 def is_stale(folder: Folder, claim: Claim, grace: float) -> bool:
     """Is the claim's owner gone? A dead process on this host is gone at once; otherwise its
     heartbeat (or, with no heartbeat to go by, the claim itself) must be older than `grace`."""
-    if claim.host == _HOST and claim.pid is not None and not _alive(claim.pid):
+    if claim.host == _HOST and claim.pid is not None and not pid_alive(claim.pid):
         return True
     age = beat_age(folder, claim.drainer) if claim.drainer else None
     return (age if age is not None else claim.age) > grace
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def take_over_if_stale(folder: Folder, paths: TaskPaths, drainer: str, grace: float) -> bool:

@@ -111,34 +111,19 @@ async def _serve(drainer: Any) -> None:
 
 
 def _drainer_adapter(app: App, config_file: str | None, profile: str | None) -> tuple[Any, str]:
-    from agentframe_core import (
-        ConfigError,
-        ConfigIssue,
-        find_config_file,
-        read_config,
-        validate_config,
-    )
+    from agentframe_core import ConfigError, Kind, find_config_file, load_part
 
-    located = read_config(find_config_file(config_file or app.config_file), profile or app.profile)
-    # The drainer uses the adapter alone: the other parts default to the in-memory built-ins
-    # rather than to what the embedded default names (which may not be installed).
-    located.data.setdefault("store", "memory")
-    located.data.setdefault("context", "verbatim")
-    config = validate_config(app.host, located)
-    if config.adapter.name == "agentfs":
-        path = ("adapter", "use")
-        raise ConfigError(
-            [
-                ConfigIssue(
-                    located.file,
-                    "adapter.use",
-                    "a drainer answers with a real model, not with agentfs itself: point "
-                    "--config/--profile at a config whose adapter is, e.g., llamacpp",
-                    located.line_of(path),
-                )
-            ]
+    file = find_config_file(config_file or app.config_file)
+    # The drainer uses the adapter alone: the other parts need not be set, nor installed.
+    part = load_part(app.host, Kind.ADAPTER, file, profile or app.profile)
+    assert part is not None
+    if part.name == "agentfs":
+        message = (
+            "a drainer answers with a real model, not with agentfs itself: point "
+            "--config/--profile at a config whose adapter is, e.g., llamacpp"
         )
-    return config.adapter.build(), config.adapter.name
+        raise ConfigError([part.issue(message, "use")])
+    return part.build(), part.name
 
 
 @agent_mode.command()

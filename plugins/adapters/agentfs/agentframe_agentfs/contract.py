@@ -21,14 +21,22 @@ import hashlib
 import json
 import os
 import re
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agentframe_core import Message, ToolCall, ToolSpec, Usage, new_id, textualize
+from agentframe_core import (
+    Message,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    atomic_write,
+    decode_arguments,
+    new_id,
+    textualize,
+)
 
 from .errors import InvalidTaskIdError, MalformedAnswerError, MalformedTaskError
 
@@ -135,22 +143,6 @@ class Folder:
             done=self.outbox / f"{task_id}{DONE_SUFFIX}",
             claim=self.inbox / f"{task_id}{CLAIM_SUFFIX}",
         )
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so that no reader ever sees part of it.
-
-    The temporary name is `<name>.<random>.tmp`: it ends in `.tmp` like the contract says, and
-    two writers of the same file never share one.
-    """
-    tmp = path.with_name(f"{path.name}.{secrets.token_hex(4)}{TMP_SUFFIX}")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 # -- tasks --------------------------------------------------------------------------------------
@@ -332,11 +324,10 @@ def decode_tool_calls(items: Any) -> tuple[ToolCall, ...]:
 def _decode_call(item: Any) -> ToolCall:
     if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"]:
         raise ValueError(f"a tool call needs a `name`: {item!r:.80}")
-    arguments = item.get("arguments", {})
-    if isinstance(arguments, str):  # OpenAI style: the arguments as a JSON string
-        arguments = json.loads(arguments) if arguments.strip() else {}
-    if not isinstance(arguments, dict):
-        raise ValueError(f"the arguments of {item['name']!r} must be an object")
+    try:  # an object, or OpenAI style: the arguments as a JSON string
+        arguments = decode_arguments(item.get("arguments", {}))
+    except ValueError as err:
+        raise ValueError(f"the arguments of {item['name']!r}: {err}") from err
     call_id = item.get("id")
     return ToolCall(
         call_id if isinstance(call_id, str) and call_id else new_id(), item["name"], arguments

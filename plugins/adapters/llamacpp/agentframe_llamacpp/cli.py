@@ -26,18 +26,21 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 def runtime_for(app: App) -> LlamaRuntime:
     """The runtime of the config's adapter block, validated by the kernel (its messages, with
     file and line), or of llamacpp's defaults when the config uses another adapter."""
-    from agentframe_core import Kind, read_config, validate_part
+    from agentframe_core import Kind, load_part
 
-    located = read_config(app.config_path(), app.profile)
-    block = located.data.get("adapter") or {"use": "llamacpp"}
-    used = block.get("use") if isinstance(block, dict) else block
-    if used != "llamacpp":
-        warn(f"the config's adapter is {used!r}, not llamacpp: using llamacpp's defaults")
+    part = load_part(
+        app.host,
+        Kind.ADAPTER,
+        app.config_path(),
+        app.profile,
+        absent="llamacpp",  # none in the file: llamacpp, not the kernel default
+        only="llamacpp",
+    )
+    if part is None:
+        warn("the config's adapter is not llamacpp: using llamacpp's defaults")
         return LlamaRuntime(LlamaCppOptions())
-    located.data["adapter"] = block  # none in the file: llamacpp, not the kernel default
-    options = validate_part(app.host, located, Kind.ADAPTER).options
-    assert isinstance(options, LlamaCppOptions)
-    return LlamaRuntime(options)
+    assert isinstance(part.options, LlamaCppOptions)
+    return LlamaRuntime(part.options)
 
 
 def _names(runtime: LlamaRuntime, given: tuple[str, ...], default_all: bool) -> list[str]:

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentframe_core import atomic_write
+
 from .errors import CorruptModelError, ModelFetchError, RuntimeFailure
 from .options import ModelOptions, parse_source
 from .reserves import MIB, check_disk
@@ -280,9 +282,7 @@ def _read_json(path: Path) -> Any:
 
 def _write_json(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps(value, indent=1, sort_keys=True))
-    os.replace(partial, path)
+    atomic_write(path, json.dumps(value, indent=1, sort_keys=True))
 
 
 @contextlib.contextmanager

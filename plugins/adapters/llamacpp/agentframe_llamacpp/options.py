@@ -7,6 +7,7 @@ wheel on PyPI. Each model field maps to one `llama-server` flag (see `FLAGS`).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import (
@@ -61,7 +62,9 @@ class ModelOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    path: str | None = Field(default=None, description="A local .gguf file.")
+    path: Path | None = Field(
+        default=None, description="A local .gguf file (relative: to the config file's folder)."
+    )
     source: str | None = Field(
         default=None, description="Fetched once into the cache: pypi:<distribution>[==version]."
     )

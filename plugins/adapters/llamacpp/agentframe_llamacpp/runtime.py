@@ -261,7 +261,7 @@ class LlamaRuntime:
                     "pid": record.pid if running and record else None,
                     "url": record.base_url if running and record else None,
                     "owner": (record.owner or "detached") if running and record else None,
-                    "origin": model.source or model.path,
+                    "origin": model.source or str(model.path),
                     "file": str(found.path) if found else None,
                     "size": found.path.stat().st_size if found else None,
                     "log": str(self.log_file(name)),

@@ -21,9 +21,10 @@ from typing import IO
 
 import httpx
 
+from agentframe_core import atomic_write, pid_alive
+
 from . import watchdog
 from .errors import ServerStartError
-from .watchdog import pid_alive
 
 __all__ = [
     "Server",
@@ -233,9 +234,7 @@ def log_tail(path: Path, lines: int) -> str:
 
 def write_state(path: Path, record: ServerRecord) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps(asdict(record), indent=1))
-    os.replace(partial, path)
+    atomic_write(path, json.dumps(asdict(record), indent=1))
 
 
 def read_state(path: Path) -> ServerRecord | None:

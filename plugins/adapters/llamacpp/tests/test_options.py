@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from agentframe_llamacpp import LlamaCppOptions, ModelOptions
 from agentframe_llamacpp.binary import find_binary
@@ -75,3 +77,17 @@ def test_restart_delays_are_the_kernels_backoff() -> None:
     delays = LlamaCppOptions(restart_backoff=1.5, max_restarts=9).restart_delays()
     assert [delays.delay(n) for n in range(1, 9)] == [1.5, 3, 6, 12, 24, 48, 60, 60]
     assert delays.max_retries == 9
+
+
+def test_a_relative_model_path_is_next_to_the_config_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentframe_core import Kind, PluginHost, load_part
+
+    config = tmp_path / "project" / "agentframe.yaml"
+    config.parent.mkdir()
+    config.write_text("adapter:\n  use: llamacpp\n  models:\n    mine: {path: models/m.gguf}\n")
+    monkeypatch.chdir(tmp_path)
+    part = load_part(PluginHost(), Kind.ADAPTER, config)
+    assert part is not None
+    assert part.options.models["mine"].path == tmp_path / "project" / "models" / "m.gguf"

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from agentframe_core import Completion, Message, ToolCall, ToolSpec, Usage, new_id
+from agentframe_core import decode_arguments as kernel_decode_arguments
 
 from .errors import ProtocolError
 
@@ -86,15 +87,11 @@ def parse_usage(data: Any) -> Usage:
 
 
 def decode_arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return {}
+    """The kernel's decoding; what is not a JSON object is kept under `RAW_ARGUMENTS`."""
     try:
-        value = json.loads(raw)
-    except (TypeError, ValueError):
+        return kernel_decode_arguments(raw)
+    except ValueError:
         return {RAW_ARGUMENTS: raw}
-    return value if isinstance(value, dict) else {RAW_ARGUMENTS: raw}
 
 
 def _first_choice(data: Any, url: str) -> dict[str, Any]:

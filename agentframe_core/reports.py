@@ -1,0 +1,40 @@
+"""What a run reports about a compaction that happened while building its context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["CompactionReport", "RetrievalReport"]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionReport:
+    summary: str
+    subsumed: int
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalReport:
+    """What one retriever returned for one run."""
+
+    retriever: str
+    query: str
+    snippets: int
+    chars: int
+    budget_tokens: int
+    seconds: float
+    sources: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "retriever": self.retriever,
+            "query": self.query,
+            "snippets": self.snippets,
+            "chars": self.chars,
+            "budget_tokens": self.budget_tokens,
+            "seconds": round(self.seconds, 6),
+            "sources": self.sources,
+        }
