@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .agent import AgentDefinition, Backoff
     from .agents.frontmatter import Frontmatter, read_frontmatter
-    from .agents.loader import AgentScan, FolderLoader
+    from .agents.loader import FolderLoader
     from .agents.parse import definition_from_frontmatter
     from .agents.skills import Skill, find_skill
     from .catalog import AgentCatalog, find_agents
@@ -53,12 +53,16 @@ if TYPE_CHECKING:
     from .prompt import assemble_system_prompt
     from .protocols import (
         AgentLoader,
+        AgentScan,
+        Closeable,
         ContextBuilder,
         ExportableStore,
         LLMAdapter,
+        PrioritizedLoader,
         PrunableStore,
         Retriever,
         RunContext,
+        ScanningLoader,
         SearchableStore,
         Snippet,
         Stack,
@@ -118,6 +122,10 @@ _LAZY = {
     "Store": ".protocols",
     "StoredEntry": ".protocols",
     "ToolDispatcher": ".protocols",
+    "AgentScan": ".protocols",
+    "Closeable": ".protocols",
+    "PrioritizedLoader": ".protocols",
+    "ScanningLoader": ".protocols",
     "hookimpl": ".hookspecs",
     "hookspec": ".hookspecs",
     "Kind": ".registry",
@@ -145,7 +153,6 @@ _LAZY = {
     "sessions_to_prune": ".retention",
     "Frontmatter": ".agents.frontmatter",
     "read_frontmatter": ".agents.frontmatter",
-    "AgentScan": ".agents.loader",
     "FolderLoader": ".agents.loader",
     "definition_from_frontmatter": ".agents.parse",
     "Skill": ".agents.skills",
@@ -215,6 +222,10 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "Store",
     "StoredEntry",
     "ToolDispatcher",
+    "AgentScan",
+    "Closeable",
+    "PrioritizedLoader",
+    "ScanningLoader",
     "hookimpl",
     "hookspec",
     "Kind",
@@ -242,7 +253,6 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "sessions_to_prune",
     "Frontmatter",
     "read_frontmatter",
-    "AgentScan",
     "FolderLoader",
     "definition_from_frontmatter",
     "Skill",
