@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .agent import AgentDefinition, Backoff
     from .agents.frontmatter import Frontmatter, read_frontmatter
-    from .agents.loader import AgentScan, FolderLoader
+    from .agents.loader import FolderLoader
     from .agents.parse import definition_from_frontmatter
     from .agents.skills import Skill, find_skill
     from .arguments import decode_arguments
@@ -62,12 +62,16 @@ if TYPE_CHECKING:
     from .prompt import assemble_system_prompt
     from .protocols import (
         AgentLoader,
+        AgentScan,
+        Closeable,
         ContextBuilder,
         ExportableStore,
         LLMAdapter,
+        PrioritizedLoader,
         PrunableStore,
         Retriever,
         RunContext,
+        ScanningLoader,
         SearchableStore,
         Snippet,
         Stack,
@@ -129,6 +133,10 @@ _LAZY = {
     "Store": ".protocols",
     "StoredEntry": ".protocols",
     "ToolDispatcher": ".protocols",
+    "AgentScan": ".protocols",
+    "Closeable": ".protocols",
+    "PrioritizedLoader": ".protocols",
+    "ScanningLoader": ".protocols",
     "hookimpl": ".hookspecs",
     "hookspec": ".hookspecs",
     "Kind": ".registry",
@@ -159,7 +167,6 @@ _LAZY = {
     "pid_alive": ".processes",
     "Frontmatter": ".agents.frontmatter",
     "read_frontmatter": ".agents.frontmatter",
-    "AgentScan": ".agents.loader",
     "FolderLoader": ".agents.loader",
     "definition_from_frontmatter": ".agents.parse",
     "Skill": ".agents.skills",
@@ -231,6 +238,10 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "Store",
     "StoredEntry",
     "ToolDispatcher",
+    "AgentScan",
+    "Closeable",
+    "PrioritizedLoader",
+    "ScanningLoader",
     "hookimpl",
     "hookspec",
     "Kind",
@@ -261,7 +272,6 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "pid_alive",
     "Frontmatter",
     "read_frontmatter",
-    "AgentScan",
     "FolderLoader",
     "definition_from_frontmatter",
     "Skill",

@@ -10,8 +10,8 @@ The best definition of a name wins; the others are kept as what it shadows.
 
 How loaders get the config's `agents:` folders: a loader whose options model has a `folders`
 field is built with `{"folders": [...]}` from the config; any other loader with its default
-options. A loader that has `scan(cwd) -> AgentScan` reports the files it skipped; one with
-only `discover(cwd)` is trusted to log them.
+options. A `ScanningLoader` reports the files it skipped; one with only `discover(cwd)` is
+trusted to log them.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .agent import AgentDefinition
-from .agents.loader import AgentScan
 from .errors import AgentDefinitionError, UnknownAgentError
-from .protocols import AgentLoader
+from .protocols import AgentLoader, AgentScan, PrioritizedLoader, ScanningLoader
 from .registry import Kind
 
 if TYPE_CHECKING:
@@ -153,17 +152,17 @@ def catalog_from_loaders(
 
 
 def _scan(loader: AgentLoader, cwd: Path) -> AgentScan:
-    scan = getattr(loader, "scan", None)
-    if callable(scan):
-        result = scan(cwd)
+    if isinstance(loader, ScanningLoader):
+        result = loader.scan(cwd)
         if isinstance(result, AgentScan):
             return result
     return AgentScan(list(loader.discover(cwd)), [])
 
 
 def _priority(loader: object) -> int:
-    priority = getattr(loader, "priority", 0)
-    return priority if isinstance(priority, int) else 0
+    if isinstance(loader, PrioritizedLoader) and isinstance(loader.priority, int):
+        return loader.priority
+    return 0
 
 
 def _placement(definition: AgentDefinition, cwd: Path) -> tuple[int, int]:

@@ -22,6 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from .configtypes import Config, Limits, PartConfig
 from .errors import ConfigError, ConfigIssue, UnknownPartError
+from .extensions import STACK_POINTS
 from .optionpaths import resolve_option_paths
 from .registry import Kind
 from .yamlsource import Located, YamlPath, format_path, load_yaml_text
@@ -41,14 +42,9 @@ CONFIG_ENV = "AGENTFRAME_CONFIG"
 PROFILE_ENV = "AGENTFRAME_PROFILE"
 FILE_NAME = "agentframe.yaml"
 
-SINGLE_PARTS = (Kind.ADAPTER, Kind.STORE, Kind.CONTEXT)
-LIST_PARTS = (Kind.RETRIEVER, Kind.TOOLS)
-TOP_LEVEL_KEYS = {
-    "adapter",
-    "store",
-    "context",
-    "retrievers",
-    "tools",
+SINGLE_PARTS = tuple(point.kind for point in STACK_POINTS if not point.many)
+LIST_PARTS = tuple(point.kind for point in STACK_POINTS if point.many)
+TOP_LEVEL_KEYS = {point.kind.value for point in STACK_POINTS} | {
     "agents",
     "limits",
     "profiles",

@@ -9,8 +9,11 @@ A plugin is a module of `@hookimpl` functions, found through the entry-point gro
 - `factory(options)` returns the part, given the validated model instance (or a plain dict
   when no model was given).
 
-Parts never import each other. A method that runs inside a session receives a `RunContext`
-(`ctx`), whose `ctx.stack` holds every other part of the stack.
+A part reaches the other parts of its stack only at run time: a method that runs inside a
+session receives a `RunContext` (`ctx`), whose `ctx.stack` holds every other part. A plugin
+package may reuse another plugin package's code as a library only when its pyproject.toml
+declares that package as a dependency, with the reason beside it (agentframe-llamacpp builds
+on agentframe-adapter-openai's client: llama-server speaks the OpenAI protocol).
 """
 
 from __future__ import annotations
@@ -92,3 +95,7 @@ def agentframe_prepare_context(ctx: RunContext, entries: list[Entry]) -> list[st
 def agentframe_gate_tool_call(ctx: RunContext, name: str, arguments: dict[str, Any]) -> str | None:
     """Return a reason to refuse a tool call before it runs (the reason goes back to the model
     as the tool's error result), or None to let it run. The first reason wins."""
+
+
+#: Hooks the loop calls during a run; plugins implementing them load with every stack.
+RUNTIME_HOOKS = frozenset({agentframe_prepare_context.__name__, agentframe_gate_tool_call.__name__})

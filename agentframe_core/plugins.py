@@ -29,6 +29,7 @@ import pluggy
 
 from . import hookspecs
 from .errors import UnknownPartError
+from .extensions import EXTENSION_POINTS
 from .fileio import atomic_write
 from .registry import Kind, PartSpec, Registry
 
@@ -44,14 +45,12 @@ BUILTIN = "agentframe"
 #: The hookimpl module of the parts that ship with the kernel (memory store, verbatim, ...).
 BUILTIN_MODULE = "agentframe_core.bundled"
 
-#: Hooks the loop calls during a run; plugins implementing them load with every stack.
-RUNTIME_HOOKS = frozenset({"agentframe_prepare_context", "agentframe_gate_tool_call"})
 
 #: Names the first-party plugins register, and what to install to get them.
 FIRST_PARTY: dict[str, tuple[str, str]] = {
     "openai": ("agentframe-adapter-openai", "plugins/adapters/openai"),
     "llamacpp": ("agentframe-llamacpp", "plugins/adapters/llamacpp"),
-    "agentfs": ("agentframe-adapter-agentfs", "plugins/adapters/agentfs"),
+    "agentfs": ("agentframe-agentfs", "plugins/adapters/agentfs"),
     "sqlite": ("agentframe-store-sqlite", "plugins/stores/sqlite"),
     "postgres": ("agentframe-store-postgres", "plugins/stores/postgres"),
     "lod": ("agentframe-shaper-lod", "plugins/shapers/lod"),
@@ -158,13 +157,12 @@ class PluginHost:
         except Exception as err:
             self._fail(name, "register", err)
             return
-        for kind in Kind:
-            caller = getattr(self.pm.hook, kind.hook)
+        for point in EXTENSION_POINTS:
+            caller = getattr(self.pm.hook, point.hook)
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin:
-                    self._call_isolated(
-                        name, kind.hook, impl.function, self.registry.registrar(kind, name)
-                    )
+                    register = self.registry.registrar(point.kind, name)
+                    self._call_isolated(name, point.hook, impl.function, register)
 
     def _call_isolated(
         self, plugin: str, stage: str, function: Callable[..., Any], arg: Any
@@ -273,7 +271,7 @@ class PluginHost:
         self.load(
             name
             for name in self.entry_points()
-            if RUNTIME_HOOKS.intersection(manifest[name]["hooks"])
+            if hookspecs.RUNTIME_HOOKS.intersection(manifest[name]["hooks"])
         )
 
     def _save_manifest(self) -> None:

@@ -2,7 +2,8 @@
 
 A part satisfies a protocol structurally: no base class to inherit. Each protocol has a
 conformance kit in `agentframe_core.testing` that checks behaviour, not shape. A part that
-holds resources may also define `async def aclose(self) -> None`; the stack calls it on close.
+holds resources is `Closeable`: the stack closes it. Optional capabilities are protocols too,
+checked with `isinstance`.
 
 A `Stack` holds one part per extension point; a `RunContext` is what a part sees of the
 session it works for, `ctx.stack` included. They live here, beside the protocols they are
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .agent import AgentDefinition
 from .configtypes import Config, Limits
+from .errors import AgentDefinitionError
 from .llm import Capabilities, Completion, CompletionRequest
 from .model import Compaction, Entry, Message, SessionInfo, ToolCall
 from .reports import CompactionReport, RetrievalReport
@@ -30,12 +32,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgentLoader",
+    "AgentScan",
+    "Closeable",
     "ContextBuilder",
     "ExportableStore",
     "LLMAdapter",
+    "PrioritizedLoader",
     "PrunableStore",
     "Retriever",
     "RunContext",
+    "ScanningLoader",
     "SearchableStore",
     "Snippet",
     "Stack",
@@ -173,15 +179,48 @@ class ToolDispatcher(Protocol):
 
 @runtime_checkable
 class AgentLoader(Protocol):
-    """Optional, found by `agentframe_core.agents.find_agents`: `priority: int` (higher wins
-    between loaders at the same level and nearness; agentframe's own loader is 100) and
-    `scan(cwd) -> AgentScan`, which also reports the files that were skipped. A loader whose
-    options model has a `folders` field receives the config's `agents:` folders."""
+    """Finds agent definitions (`agentframe_core.find_agents` asks every registered loader). A
+    loader whose options model has a `folders` field receives the config's `agents:` folders.
+    Optional: `PrioritizedLoader`, `ScanningLoader`."""
 
     def discover(self, cwd: Path) -> list[AgentDefinition]:
         """Agent definitions visible from `cwd`, highest priority first. Definitions of one
         name from several loaders are deduplicated by loader priority."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class AgentScan:
+    """What a loader found: definitions, highest priority first, and the files it skipped."""
+
+    definitions: list[AgentDefinition]
+    errors: list[AgentDefinitionError]
+
+
+# -- optional capabilities: checked with isinstance, never with getattr ------------------------
+
+
+@runtime_checkable
+class PrioritizedLoader(Protocol):
+    """A loader that ranks itself: higher wins between loaders at the same level and
+    nearness (agentframe's own loader is 100; a loader without `priority` ranks 0)."""
+
+    priority: int
+
+
+@runtime_checkable
+class ScanningLoader(Protocol):
+    """A loader that also reports the files it skipped (one without `scan` is trusted to log
+    them)."""
+
+    def scan(self, cwd: Path) -> AgentScan: ...
+
+
+@runtime_checkable
+class Closeable(Protocol):
+    """A part that holds resources (a server, a connection): the stack closes it."""
+
+    async def aclose(self) -> None: ...
 
 
 @dataclass(slots=True)
@@ -203,12 +242,11 @@ class Stack:
         return [self.adapter, self.store, self.context, *self.retrievers, *self.tools]
 
     async def aclose(self) -> None:
-        """Close every part that holds resources (those that define `aclose`)."""
+        """Close every part that holds resources (the `Closeable` ones), last built first."""
         for part in reversed(self.parts()):
-            close = getattr(part, "aclose", None)
-            if close is not None:
+            if isinstance(part, Closeable):
                 with contextlib.suppress(Exception):
-                    await close()
+                    await part.aclose()
 
     async def __aenter__(self) -> Stack:
         return self

@@ -13,7 +13,8 @@ __all__ = ["Kind", "PartSpec", "Register", "Registry"]
 
 
 class Kind(StrEnum):
-    """An extension point, named as in the config file."""
+    """An extension point, named as in the config file (its hook, protocol and shape:
+    `agentframe_core.extensions`)."""
 
     ADAPTER = "adapter"
     STORE = "store"
@@ -21,20 +22,6 @@ class Kind(StrEnum):
     RETRIEVER = "retrievers"
     TOOLS = "tools"
     AGENT_LOADER = "agent_loaders"
-
-    @property
-    def hook(self) -> str:
-        return _HOOKS[self]
-
-
-_HOOKS = {
-    Kind.ADAPTER: "agentframe_adapters",
-    Kind.STORE: "agentframe_stores",
-    Kind.CONTEXT: "agentframe_context_builders",
-    Kind.RETRIEVER: "agentframe_retrievers",
-    Kind.TOOLS: "agentframe_tool_dispatchers",
-    Kind.AGENT_LOADER: "agentframe_agent_loaders",
-}
 
 
 class Register(Protocol):

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from .configtypes import Limits
+from .extensions import STACK_POINTS
 from .plugins import PluginHost
 from .registry import Kind, PartSpec
 
@@ -36,11 +37,12 @@ def config_schema(host: PluginHost) -> dict[str, Any]:
         return {"anyOf": options} if options else {"type": "object"}
 
     stack_properties: dict[str, Any] = {
-        "adapter": choice(Kind.ADAPTER),
-        "store": choice(Kind.STORE),
-        "context": choice(Kind.CONTEXT),
-        "retrievers": {"type": "array", "items": choice(Kind.RETRIEVER)},
-        "tools": {"type": "array", "items": choice(Kind.TOOLS)},
+        point.kind.value: (
+            {"type": "array", "items": choice(point.kind)} if point.many else choice(point.kind)
+        )
+        for point in STACK_POINTS
+    }
+    stack_properties |= {
         "agents": {
             "type": "array",
             "items": {"type": "string"},

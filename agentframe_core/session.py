@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .agent import AgentDefinition
 from .calling import ModelReply, ToolCalling, tool_calling
@@ -29,7 +29,7 @@ from .errors import AgentframeError
 from .guards import RepeatGuard, RequirementReminder, note
 from .llm import Completion, CompletionRequest, Usage
 from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
-from .protocols import RunContext, Stack
+from .protocols import ExportableStore, RunContext, Stack, Store
 from .render import DROPPED_NOTIFICATIONS
 from .reports import CompactionReport, RetrievalReport
 from .retrieval import retrieved_context
@@ -452,9 +452,8 @@ class Session:
         """Tokens billed before this Session object: compacted-away replies count too, where
         the store can show them."""
         store = self.stack.store
-        history = getattr(store, "history", None)  # ExportableStore (isinstance is slow)
-        if history is not None:
-            entries = [record.entry for record in await history(self.id)]
+        if _exportable(store):
+            entries = [record.entry for record in await store.history(self.id)]
         else:
             entries = await store.context(self.id)
         total = Usage()
@@ -466,6 +465,16 @@ class Session:
 
 
 _USAGE_KEYS = {"prompt_tokens", "completion_tokens", "cached_tokens"}
+_EXPORTABLE: dict[type, bool] = {}
+
+
+def _exportable(store: Store) -> TypeGuard[ExportableStore]:
+    """`isinstance(store, ExportableStore)`, remembered per class: a Protocol check costs tens
+    of microseconds, and a new Session asks once."""
+    known = _EXPORTABLE.get(type(store))
+    if known is None:
+        known = _EXPORTABLE[type(store)] = isinstance(store, ExportableStore)
+    return known
 
 
 def _interrupted(call: ToolCall) -> ToolCallRecord:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .extensions import STACK_POINTS
 from .protocols import Stack
 
 if TYPE_CHECKING:
@@ -17,13 +18,8 @@ def build_stack(config: Config, host: PluginHost) -> Stack:
     """Instantiate every part the config selects (agent loaders are not part of a stack:
     they are consulted once, when a session picks its agent)."""
     host.load_runtime_hooks()
-    return Stack(
-        adapter=config.adapter.build(),
-        store=config.store.build(),
-        context=config.context.build(),
-        retrievers=[part.build() for part in config.retrievers],
-        tools=[part.build() for part in config.tools],
-        limits=config.limits,
-        hooks=host.pm.hook,
-        config=config,
-    )
+    parts: dict[str, Any] = {}
+    for point in STACK_POINTS:
+        chosen = getattr(config, point.kind.value)
+        parts[point.kind.value] = [p.build() for p in chosen] if point.many else chosen.build()
+    return Stack(**parts, limits=config.limits, hooks=host.pm.hook, config=config)

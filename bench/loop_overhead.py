@@ -15,14 +15,16 @@ import gc
 import statistics
 import time
 
-from agentframe_core import tool
-from agentframe_core.configtypes import Limits
-from agentframe_core.functions import FunctionToolset
-from agentframe_core.memory import MemoryStore
-from agentframe_core.protocols import Stack
-from agentframe_core.session import Session
+from agentframe_core import (
+    FunctionToolset,
+    Limits,
+    MemoryStore,
+    Session,
+    Stack,
+    VerbatimBuilder,
+    tool,
+)
 from agentframe_core.testing import ScriptedAdapter
-from agentframe_core.verbatim import VerbatimBuilder
 
 
 @tool

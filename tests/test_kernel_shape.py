@@ -64,3 +64,29 @@ def test_every_kernel_module_is_in_a_layer() -> None:
         if not prefixes & layers:
             unplaced.append(".".join(parts))
     assert not unplaced, f"not in any layer of [tool.importlinter]: {unplaced}"
+
+
+def test_the_extension_points_agree_with_the_hooks_the_stack_and_the_config() -> None:
+    """`extensions.EXTENSION_POINTS` is the one declaration; what cannot be derived from it
+    (a hookspec is a function, `Stack` and `Config` are typed dataclasses) must match it."""
+    import dataclasses
+    import inspect
+
+    from agentframe_core import Config, Kind, Stack, hookspecs
+    from agentframe_core.extensions import EXTENSION_POINTS, STACK_POINTS
+
+    assert [point.kind for point in EXTENSION_POINTS] == list(Kind)
+    registration_hooks = {
+        name
+        for name, function in inspect.getmembers(hookspecs, inspect.isfunction)
+        if hasattr(function, "agentframe_spec")
+        and list(inspect.signature(function).parameters) == ["register"]
+    }
+    assert registration_hooks == {point.hook for point in EXTENSION_POINTS}
+    for point in EXTENSION_POINTS:
+        assert getattr(point.protocol, "_is_runtime_protocol", False), point.protocol
+    in_stack = {point.kind.value for point in STACK_POINTS}
+    stack_fields = {f.name for f in dataclasses.fields(Stack)} - {"limits", "hooks", "config"}
+    config_fields = {f.name for f in dataclasses.fields(Config)}
+    config_fields -= {"file", "profile", "agents", "limits", "data"}
+    assert stack_fields == in_stack == config_fields

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from .folders import project_dirs, repo_root
 from .frontmatter import Frontmatter, read_frontmatter, split_frontmatter
-from .loader import BUILTIN_FOLDER, AgentFolder, AgentframeLoader, AgentScan, FolderLoader
+from .loader import BUILTIN_FOLDER, AgentFolder, AgentframeLoader, FolderLoader
 from .parse import definition_from_frontmatter, load_definition, parse_definition
 
 __all__ = [
     "BUILTIN_FOLDER",
     "AgentFolder",
-    "AgentScan",
     "AgentframeLoader",
     "FolderLoader",
     "Frontmatter",

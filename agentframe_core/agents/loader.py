@@ -16,23 +16,16 @@ from pathlib import Path
 
 from ..agent import AgentDefinition
 from ..errors import AgentDefinitionError, AgentParseError
+from ..protocols import AgentScan
 from .folders import project_dirs
 from .parse import load_definition
 
-__all__ = ["BUILTIN_FOLDER", "AgentFolder", "AgentScan", "AgentframeLoader", "FolderLoader"]
+__all__ = ["BUILTIN_FOLDER", "AgentFolder", "AgentframeLoader", "FolderLoader"]
 
 log = logging.getLogger(__name__)
 
 #: Built-in definitions shipped in this package.
 BUILTIN_FOLDER = Path(__file__).parent
-
-
-@dataclass(frozen=True, slots=True)
-class AgentScan:
-    """What a loader found: definitions, highest priority first, and the files it skipped."""
-
-    definitions: list[AgentDefinition]
-    errors: list[AgentDefinitionError]
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,15 +23,16 @@ T = TypeVar("T")
 
 def with_store(app: App, work: Callable[[Store], Awaitable[T]]) -> T:
     """Build just the configured store, run `work` on it, close it."""
+    from ..protocols import Closeable
+
     store = app.config().store.build()
 
     async def go() -> T:
         try:
             return await work(store)
         finally:
-            close = getattr(store, "aclose", None)
-            if close is not None:
-                await close()
+            if isinstance(store, Closeable):
+                await store.aclose()
 
     return asyncio.run(go())
 
