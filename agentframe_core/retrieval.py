@@ -1,6 +1,6 @@
 """Retrieval for one run: ask every retriever, report what each returned, build the prompt part.
 
-What each retriever returned is recorded (`RunContext.retrievals`, then `TurnResult` and
+What each retriever returned is recorded (`RunContext.retrievals`, then `RunResult` and
 `run --json`) and logged at INFO (`-v`), so a user can see that a retriever ran and what it
 found without reading the prompt.
 """
