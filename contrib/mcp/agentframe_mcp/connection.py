@@ -28,6 +28,7 @@ from .stdio import StdioProcess, open_stdio
 __all__ = ["McpConnection", "ServerUnavailableError", "State"]
 
 MAX_PAGES = 50  # of tools/list: a server that pages forever is cut off
+EXIT_NOTE_WAIT = 0.3  # seconds to wait for a dead server's exit code, for the error message
 
 
 class State(StrEnum):
@@ -159,6 +160,7 @@ class McpConnection:
                 task.cancel()
 
     def _describe(self, err: BaseException, phase: str) -> str:
+        err = _leaf(err)
         if isinstance(err, TimeoutError):
             options = self.options
             limit = options.startup_timeout if phase == "initialize" else options.list_timeout
@@ -269,7 +271,7 @@ class McpConnection:
                 tool, arguments, read_timeout_seconds=self.options.call_timeout
             )
         except MCPError as err:
-            return self._call_failed(tool, err)
+            return await self._call_failed(tool, err)
         except Exception as err:  # a reply the SDK could not parse, say
             return ToolResult(
                 f"MCP server {self.name!r}: {tool} failed: {type(err).__name__}: {err}",
@@ -281,9 +283,12 @@ class McpConnection:
             return to_tool_result(result)
         return ToolResult(f"MCP server {self.name!r} sent an unexpected result", True)
 
-    def _call_failed(self, tool: str, err: MCPError) -> ToolResult:
-        gone = self._process is not None and self._process.gone.is_set()
+    async def _call_failed(self, tool: str, err: MCPError) -> ToolResult:
+        process = self._process
+        gone = process is not None and process.gone.is_set()
         if err.code == types.CONNECTION_CLOSED or gone:
+            if process is not None:  # its stdout closed first: give the exit a moment to land
+                await process.wait_exit(EXIT_NOTE_WAIT)
             self._stop.set()
             if self.state is State.READY:
                 self._failed(State.DEAD, self._exit_note() or "connection closed")
@@ -307,3 +312,11 @@ class McpConnection:
     @property
     def process(self) -> StdioProcess | None:
         return self._process
+
+
+def _leaf(err: BaseException) -> BaseException:
+    """The error inside task-group wrappers (anyio raises groups of one)."""
+    while isinstance(err, BaseExceptionGroup) and err.exceptions:
+        inner = [e for e in err.exceptions if not isinstance(e, asyncio.CancelledError)]
+        err = (inner or list(err.exceptions))[0]
+    return err

@@ -57,7 +57,7 @@ class StdioProcess:
                 self._signal_group(sig)
             left = deadline - loop.time()
             wait = left * share if sig is not signal.SIGKILL else left
-            if await self._wait_exit(max(wait, 0.0)):
+            if await self.wait_exit(max(wait, 0.0)):
                 self._signal_group(signal.SIGKILL)  # children that outlived their parent
                 return
         logging.getLogger(f"agentframe.mcp.{self.name}").warning(
@@ -71,7 +71,7 @@ class StdioProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, sig)
 
-    async def _wait_exit(self, seconds: float) -> bool:
+    async def wait_exit(self, seconds: float) -> bool:
         """Wait on the return code, not on `process.wait()`: that one also waits for the pipes,
         which a surviving child may hold open."""
         loop = asyncio.get_running_loop()
