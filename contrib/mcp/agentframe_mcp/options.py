@@ -113,7 +113,10 @@ class McpOptions(BaseModel):
     @model_validator(mode="after")
     def _check_inline(self) -> McpOptions:
         for name, raw in self.servers.items():
-            _parse_server(name, raw, "servers")
+            try:
+                _parse_server(name, raw, "servers")
+            except McpConfigError as err:  # pydantic reports ValueErrors with the config's line
+                raise ValueError(str(err)) from None
         return self
 
     def server_allowed(self, name: str) -> bool:
@@ -134,11 +137,19 @@ def _parse_server(name: str, raw: Any, where: str) -> StdioServer | HttpServer:
         server: StdioServer | HttpServer = _SERVER.validate_python(_entry(raw))
     except ValidationError as err:
         problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'entry'}: {e['msg']}"
+            f"{'.'.join(map(str, _field(e['loc']))) or 'entry'}: {e['msg']}"
             for e in err.errors(include_url=False)
         )
         raise McpConfigError(f"{where}: server {name!r}: {problems}") from None
     return server
+
+
+def _field(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """The field's path without the union's tag (`stdio.command` -> `command`)."""
+    return loc[1:] if loc and loc[0] in _TAGS else loc
+
+
+_TAGS = {"stdio", "http", "sse", "streamable-http"}
 
 
 def find_project_file(cwd: Path) -> Path | None:
