@@ -4,7 +4,7 @@ A `ToolResult` carries text for the model and JSON `meta` kept in the store. Tex
 the text; structured content is shown as JSON (unless a text block already says exactly
 that) and kept whole in `meta["structured_content"]`; images, audio and binary resources are
 named in the text and kept, base64, in `meta["attachments"]`; resource links are shown with
-their URI.
+their URI; the result's own `_meta` is kept in `meta["mcp_meta"]`.
 """
 
 from __future__ import annotations
@@ -70,6 +70,8 @@ def to_tool_result(result: types.CallToolResult) -> ToolResult:
             texts.append(encoded)
     if attachments:
         meta["attachments"] = attachments
+    if result.meta:
+        meta["mcp_meta"] = result.meta
     if result.is_error:
         meta["mcp_error"] = True
     return ToolResult("\n".join(texts), bool(result.is_error), meta=meta)

@@ -156,3 +156,28 @@ async def test_serve_over_streamable_http(http_server: str, served: Path) -> Non
         ClientSession(read, write) as session,
     ):
         await check_agents(session, served)
+
+
+async def test_use_mcp_reaches_an_http_server_agentframe_serving_its_agents(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both directions at once: `use: mcp` over streamable HTTP, with an expanded header."""
+    from agentframe_mcp import McpOptions, McpToolset
+
+    from agentframe_core import MemoryStore, RunContext, Stack, ToolCall, VerbatimBuilder
+    from agentframe_core.testing import ScriptedAdapter
+
+    monkeypatch.setenv("MCP_TEST_HEADER", "yes")
+    server = {"type": "http", "url": http_server, "headers": {"X-Test": "${MCP_TEST_HEADER}"}}
+    toolset = McpToolset(McpOptions(project=False, servers={"agents": server}))
+    ctx = RunContext(
+        "t", Stack(adapter=ScriptedAdapter(), store=MemoryStore(), context=VerbatimBuilder())
+    )
+    try:
+        assert [t.name for t in await toolset.tools(ctx)] == ["mcp_agents_helper"]
+        call = ToolCall("1", "mcp_agents_helper", {"task": "What is 6*7?"})
+        result = await toolset.dispatch(call, ctx)
+    finally:
+        await toolset.aclose()
+    assert (result.content, result.is_error) == ("The answer is 42.", False)
+    assert result.meta["mcp_meta"]["agentframe"]["outcome"] == "completed"
