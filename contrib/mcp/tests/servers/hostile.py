@@ -2,8 +2,9 @@
 
     python hostile.py MODE
 
-Modes: `mute` never answers initialize; `stubborn` ignores stdin closing and SIGTERM, and so
-does a child it starts (both pids are printed to stderr); `normal` behaves. In every mode but
+Modes: `mute` never answers initialize; `slow` takes 1.5 s to start; `stubborn` ignores stdin
+closing and SIGTERM, and so does a child it starts (both pids are printed to stderr); `normal`
+behaves. In every mode but
 `mute`, tools: `sleep {seconds}`, `crash {code}` (exits mid-call), `grow` (adds a tool, then
 sends notifications/tools/list_changed), `env {name}`, `shout {text}` (writes to stderr).
 """
@@ -100,6 +101,8 @@ def stubborn() -> None:
 def main() -> None:
     if MODE == "stubborn":
         stubborn()
+    if MODE == "slow":
+        time.sleep(1.5)
     for line in sys.stdin:
         if MODE == "mute":
             continue
