@@ -9,9 +9,10 @@ from typing import Any
 
 import click
 
+from agentframe_core import ToolResult
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app, warn
 
-from .connection import State
+from .connection import McpConnection, State
 from .options import McpConfigError
 from .parts import configured_toolsets
 from .toolset import McpToolset
@@ -111,7 +112,7 @@ def call(app: App, server: str, tool: str, arguments: str, as_json: bool) -> Non
         sys.exit(1)
 
 
-async def _call_one(connection: Any, tool: str, arguments: dict[str, Any]) -> Any:
+async def _call_one(connection: McpConnection, tool: str, arguments: dict[str, Any]) -> ToolResult:
     try:
         return await connection.call(tool, arguments)
     finally:

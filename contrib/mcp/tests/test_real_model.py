@@ -5,9 +5,9 @@ model, fails instead with AGENTFRAME_REQUIRE_LLAMA=1; the tiny model may retry o
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+import pytest
 from agentframe_mcp import McpOptions, McpToolset
 
 from agentframe_core import MemoryStore, Outcome, Session, Stack, TurnResult, VerbatimBuilder
@@ -25,13 +25,20 @@ async def ask(stack: Stack) -> tuple[TurnResult, str | None]:
     return result, None
 
 
-async def test_the_local_model_calls_an_mcp_tool_and_answers_with_the_time(
-    time_server: dict[str, Any],
-) -> None:
-    from agentframe_llamacpp import LlamaCppAdapter
+@pytest.fixture(scope="session")
+def llama_runtime() -> Any:
+    """The real llama-server with SmolLM2, shared by the whole test session."""
     from agentframe_llamacpp.testing import shared_runtime
 
-    runtime = shared_runtime()
+    return shared_runtime()
+
+
+async def test_the_local_model_calls_an_mcp_tool_and_answers_with_the_time(
+    time_server: dict[str, Any], llama_runtime: Any
+) -> None:
+    from agentframe_llamacpp import LlamaCppAdapter
+
+    runtime = llama_runtime
     toolset = McpToolset(
         McpOptions(
             project=False,
@@ -52,7 +59,7 @@ async def test_the_local_model_calls_an_mcp_tool_and_answers_with_the_time(
             attempts.append(
                 (result.outcome, [r.call.name for r in result.tool_calls], result.reply)
             )
-            answered = hhmm is not None and re.search(rf"\b{hhmm}\b", result.reply)
+            answered = hhmm is not None and hhmm in result.reply
             if result.outcome is Outcome.COMPLETED and answered:
                 return
     raise AssertionError(f"no attempt called the tool and answered with its time: {attempts}")
