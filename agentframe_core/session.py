@@ -51,6 +51,7 @@ class Outcome(StrEnum):
     REPEATING = "repeating"  # the same calls and results, over and over
     PARSE_ERRORS = "parse_errors"  # a text-tools model kept sending malformed JSON
     REQUIREMENT_UNMET = "requirement_unmet"  # the agent's required tool was never called
+    UNABLE = "unable"  # the model said it cannot do the task (report_inability); reply: why
 
 
 @dataclass(slots=True)
@@ -315,11 +316,16 @@ class Session:
         run.result.tool_calls.extend(records)
         run.reminder.see(records)
         terminal = next(
-            (r for r in records if run.toolbox.is_terminal(r.call.name) and not r.result.is_error),
+            (
+                r
+                for r in records
+                if r.result.outcome
+                or (run.toolbox.is_terminal(r.call.name) and not r.result.is_error)
+            ),
             None,
         )
         if terminal is not None:
-            run.finish(Outcome.TERMINAL_TOOL, terminal.result.content)
+            run.finish(_ending(terminal), terminal.result.content)
             return
         run.repeats.see(records)
         if run.repeats.stuck:
@@ -477,6 +483,18 @@ def _exportable(store: Store) -> TypeGuard[ExportableStore]:
     return known
 
 
+def _ending(record: ToolCallRecord) -> Outcome:
+    """The outcome a terminal call ends the run with: the one its result names, if valid."""
+    named = record.result.outcome
+    if named is None:
+        return Outcome.TERMINAL_TOOL
+    try:
+        return Outcome(named)
+    except ValueError:
+        log.warning("tool %s named an unknown outcome %r", record.call.name, named)
+        return Outcome.TERMINAL_TOOL
+
+
 def _interrupted(call: ToolCall) -> ToolCallRecord:
     result = ToolResult("interrupted before it finished", True, meta={"cancelled": True})
     return ToolCallRecord(call, result, 0.0)
@@ -505,6 +523,8 @@ def _result_entry(record: ToolCallRecord) -> Entry:
         meta["pending"] = True
     if result.meta:
         meta.update(result.meta)
+    if result.outcome:
+        meta["outcome"] = result.outcome
     content = result.content
     if result.pending and not content:
         content = "[pending] this call is running in the background; its result will arrive later"

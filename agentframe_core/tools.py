@@ -33,9 +33,14 @@ class ToolResult:
     `pending=True` parks the call: `content` is shown as a placeholder and the real result
     arrives later through `Store.enqueue` as a `tool_result` entry with the same
     `tool_call_id`, picked up at the next turn.
+
+    `outcome` (a value of `agentframe_core.Outcome`, e.g. `"unable"`) ends the run with that
+    outcome and `content` as its reply, whatever tool returned it: how a tool such as
+    `report_inability` stops a run that would otherwise loop.
     """
 
     content: str
     is_error: bool = False
     pending: bool = False
     meta: dict[str, Any] = field(default_factory=dict)
+    outcome: str | None = None

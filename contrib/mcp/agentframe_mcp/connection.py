@@ -1,0 +1,322 @@
+"""One MCP server: started on demand, watched, restarted with backoff, closed in bounded time.
+
+A dedicated task owns the transport and the `ClientSession` (anyio scopes must be left by the
+task that entered them); callers talk to the session it publishes. A server that dies fails
+its pending calls at once (its stdout closes) and is restarted by the next call that needs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from enum import StrEnum
+from typing import Any
+
+import anyio
+from mcp import ClientSession, MCPError, types
+from mcp.client.stdio import get_default_environment
+
+from agentframe_core import AgentframeError, ToolResult
+
+from .content import to_tool_result
+from .options import HttpServer, McpOptions, StdioServer, expand
+from .stdio import StdioProcess, open_stdio
+
+__all__ = ["McpConnection", "ServerUnavailableError", "State"]
+
+MAX_PAGES = 50  # of tools/list: a server that pages forever is cut off
+EXIT_NOTE_WAIT = 0.3  # seconds to wait for a dead server's exit code, for the error message
+
+
+class State(StrEnum):
+    IDLE = "idle"
+    STARTING = "starting"
+    READY = "ready"
+    DEAD = "dead"  # it was running and stopped; the next call restarts it
+    FAILED = "failed"  # it could not be started; retried after the backoff delay
+    CLOSED = "closed"
+
+
+class ServerUnavailableError(AgentframeError):
+    """The server could not be started (or restarted); says why."""
+
+
+Streams = tuple[Any, Any, StdioProcess | None]
+
+
+class McpConnection:
+    def __init__(
+        self,
+        name: str,
+        config: StdioServer | HttpServer,
+        options: McpOptions,
+        on_tools_changed: Callable[[], None] | None = None,
+    ) -> None:
+        self.name, self.config, self.options = name, config, options
+        self.state = State.IDLE
+        self.error: str | None = None
+        self.tools: list[types.Tool] = []
+        self.stale = False  # the server said its tool list changed
+        self.on_tools_changed = on_tools_changed
+        self.log = logging.getLogger(f"agentframe.mcp.{name}")
+        self._session: ClientSession | None = None
+        self._process: StdioProcess | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._failures = 0
+        self._failed_at = 0.0
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def ensure(self, *, wait: bool = True) -> ClientSession:
+        """The live session, starting the server if needed. A server that died or failed is
+        started again after `restart.delay(n)` (n failures in a row); with `wait=False` an
+        unexpired delay raises instead of sleeping."""
+        async with self._lock:
+            session = self._session
+            if session is not None and self.state is State.READY:
+                return session
+            if self.state is State.CLOSED:
+                raise ServerUnavailableError(f"MCP server {self.name!r} is closed")
+            backoff = self.options.restart
+            if self._failures > backoff.max_retries:
+                raise ServerUnavailableError(
+                    f"MCP server {self.name!r} gave up after {self._failures} failures in a "
+                    f"row: {self.error}"
+                )
+            if self._failures:
+                left = backoff.delay(self._failures) - (time.monotonic() - self._failed_at)
+                if left > 0 and not wait:
+                    raise ServerUnavailableError(
+                        f"MCP server {self.name!r} is down ({self.error}); next try in {left:.1f} s"
+                    )
+                await asyncio.sleep(max(left, 0))
+            return await self._start()
+
+    async def _start(self) -> ClientSession:
+        self.state, self._stop = State.STARTING, asyncio.Event()
+        ready: asyncio.Future[ClientSession] = asyncio.get_running_loop().create_future()
+        self._runner = asyncio.create_task(self._run(ready), name=f"mcp-{self.name}")
+        try:
+            return await asyncio.shield(ready)
+        except ServerUnavailableError as err:
+            self._failed(State.FAILED, str(err))
+            raise
+
+    def _failed(self, state: State, error: str) -> None:
+        if self.state is State.CLOSED:
+            return
+        self.state, self.error = state, error
+        self._failures += 1
+        self._failed_at = time.monotonic()
+        self._session = None
+
+    async def _run(self, ready: asyncio.Future[ClientSession]) -> None:
+        """Own the transport and the session until asked to stop or the server goes away."""
+        phase = "start"
+        try:
+            async with self._open() as (read, write, process):
+                self._process = process
+                async with ClientSession(read, write, message_handler=self._on_message) as session:
+                    phase = "initialize"
+                    with anyio.fail_after(self.options.startup_timeout):
+                        await session.initialize()
+                    phase = "tools/list"
+                    self.tools = await self._list(session)
+                    self._session, self.state, self.error, self.stale = (
+                        session,
+                        State.READY,
+                        None,
+                        False,
+                    )
+                    ready.set_result(session)
+                    phase = "running"
+                    await self._until_gone(process)
+        except Exception as err:
+            reason = self._describe(err, phase)
+            if not ready.done():
+                ready.set_exception(ServerUnavailableError(reason))
+            elif self.state is not State.CLOSED:
+                self.log.warning("MCP server %r stopped: %s", self.name, reason)
+        finally:
+            self._session = None
+            if ready.done() and self.state is State.READY:
+                self._failed(State.DEAD, self._exit_note() or "it stopped")
+            if not ready.done():
+                ready.set_exception(ServerUnavailableError(f"MCP server {self.name!r} stopped"))
+
+    async def _until_gone(self, process: StdioProcess | None) -> None:
+        waits = [asyncio.create_task(self._stop.wait())]
+        if process is not None:
+            waits.append(asyncio.create_task(process.gone.wait()))
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in waits:
+                task.cancel()
+
+    def _describe(self, err: BaseException, phase: str) -> str:
+        err = _leaf(err)
+        if isinstance(err, TimeoutError):
+            options = self.options
+            limit = options.startup_timeout if phase == "initialize" else options.list_timeout
+            return f"MCP server {self.name!r} did not answer {phase} within {limit:g} s"
+        detail = str(err) or type(err).__name__
+        if isinstance(err, OSError) and phase == "start":
+            command = getattr(self.config, "command", "?")
+            return f"MCP server {self.name!r} could not be started ({command}): {detail}"
+        note = self._exit_note()
+        return f"MCP server {self.name!r} failed during {phase}: {detail}" + (
+            f" ({note})" if note else ""
+        )
+
+    def _exit_note(self) -> str:
+        process = self._process
+        if process is None or process.returncode is None:
+            return ""
+        tail = f"; stderr: {process.stderr_tail[-1]}" if process.stderr_tail else ""
+        return f"exit code {process.returncode}{tail}"
+
+    @contextlib.asynccontextmanager
+    async def _open(self) -> AsyncIterator[Streams]:
+        config, where = self.config, f"mcpServers.{self.name}"
+        if isinstance(config, StdioServer):
+            env = get_default_environment() | expand(config.env, f"{where}.env")
+            async with open_stdio(
+                self.name,
+                config.command,
+                config.args,
+                env,
+                config.cwd,
+                grace=self.options.close_timeout,
+            ) as (read, write, process):
+                yield read, write, process
+            return
+        headers = expand(config.headers, f"{where}.headers")
+        if config.type == "sse":
+            from mcp.client.sse import sse_client
+
+            async with sse_client(config.url, headers=headers) as (read, write):
+                yield read, write, None
+            return
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+        async with client, streamable_http_client(config.url, http_client=client) as streams:
+            yield streams[0], streams[1], None
+
+    async def _list(self, session: ClientSession) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor: str | None = None
+        with anyio.fail_after(self.options.list_timeout):
+            for _ in range(MAX_PAGES):
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await session.list_tools(params=params)
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        return tools
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            self.log.warning("transport error: %s", message)
+        elif isinstance(message, types.ToolListChangedNotification):
+            self.stale = True
+            if self.on_tools_changed is not None:
+                self.on_tools_changed()
+
+    async def refresh(self) -> None:
+        """Read the tool list again (after `notifications/tools/list_changed`)."""
+        session = self._session
+        if session is None:
+            return
+        self.stale = False
+        try:
+            self.tools = await self._list(session)
+        except (TimeoutError, MCPError) as err:
+            self.stale = True
+            self.log.warning("MCP server %r: tools/list failed: %s", self.name, err)
+
+    async def aclose(self) -> None:
+        """Stop the server: never longer than `close_timeout` plus a little, even if it hangs."""
+        self.state = State.CLOSED
+        self._stop.set()
+        runner = self._runner
+        if runner is None or runner.done():
+            return
+        with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+            await asyncio.wait_for(asyncio.shield(runner), self.options.close_timeout + 0.3)
+        if not runner.done():
+            runner.cancel()
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(runner, 0.2)
+        if self._process is not None and self._process.returncode is None:
+            self._process.kill_group()
+
+    # -- calls -------------------------------------------------------------------------------
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+        try:
+            session = await self.ensure()
+        except ServerUnavailableError as err:
+            return ToolResult(str(err), True, meta={"exception": "unavailable"})
+        try:
+            result = await session.call_tool(
+                tool, arguments, read_timeout_seconds=self.options.call_timeout
+            )
+        except MCPError as err:
+            return await self._call_failed(tool, err)
+        except Exception as err:  # a reply the SDK could not parse, say
+            return ToolResult(
+                f"MCP server {self.name!r}: {tool} failed: {type(err).__name__}: {err}",
+                True,
+                meta={"exception": type(err).__name__},
+            )
+        self._failures = 0
+        if isinstance(result, types.CallToolResult):
+            return to_tool_result(result)
+        return ToolResult(f"MCP server {self.name!r} sent an unexpected result", True)
+
+    async def _call_failed(self, tool: str, err: MCPError) -> ToolResult:
+        process = self._process
+        gone = process is not None and process.gone.is_set()
+        if err.code == types.CONNECTION_CLOSED or gone:
+            if process is not None:  # its stdout closed first: give the exit a moment to land
+                await process.wait_exit(EXIT_NOTE_WAIT)
+            self._stop.set()
+            if self.state is State.READY:
+                self._failed(State.DEAD, self._exit_note() or "connection closed")
+            return ToolResult(
+                f"MCP server {self.name!r} died during the call to {tool} ({self.error}); "
+                "it is restarted on the next call",
+                True,
+                meta={"exception": "server_died"},
+            )
+        if err.code == types.REQUEST_TIMEOUT:
+            return ToolResult(
+                f"MCP server {self.name!r}: {tool} timed out after {self.options.call_timeout:g} s",
+                True,
+                meta={"exception": "timeout"},
+            )
+        return ToolResult(f"MCP server {self.name!r}: {tool}: {err.message}", True)
+
+    def status(self) -> dict[str, Any]:
+        return {"server": self.name, "state": self.state.value, "error": self.error}
+
+    @property
+    def process(self) -> StdioProcess | None:
+        return self._process
+
+
+def _leaf(err: BaseException) -> BaseException:
+    """The error inside task-group wrappers (anyio raises groups of one)."""
+    while isinstance(err, BaseExceptionGroup) and err.exceptions:
+        inner = [e for e in err.exceptions if not isinstance(e, asyncio.CancelledError)]
+        err = (inner or list(err.exceptions))[0]
+    return err

@@ -1,0 +1,47 @@
+"""`agentframe doctor`: does each configured MCP server start?"""
+
+from __future__ import annotations
+
+import asyncio
+
+from agentframe_core import Config, Diagnosis
+
+from .connection import State
+from .options import McpConfigError
+from .parts import configured_toolsets
+from .toolset import McpToolset
+
+__all__ = ["check_servers"]
+
+
+def check_servers(config: Config) -> list[Diagnosis] | None:
+    if not any(part.name == "mcp" for part in config.tools):
+        return None
+    try:
+        toolsets = configured_toolsets(config)
+    except McpConfigError as err:
+        return [Diagnosis("mcp config", False, str(err), "fix the file or field named above")]
+    return asyncio.run(_start_all(toolsets))
+
+
+async def _start_all(toolsets: list[McpToolset]) -> list[Diagnosis]:
+    found: list[Diagnosis] = []
+    try:
+        await asyncio.gather(*(toolset.start() for toolset in toolsets))
+        for toolset in toolsets:
+            for name, connection in toolset.connections.items():
+                label = f"mcp server {name}"
+                if connection.state is State.READY:
+                    found.append(Diagnosis(label, True, f"{len(connection.tools)} tool(s)"))
+                else:
+                    found.append(
+                        Diagnosis(
+                            label,
+                            False,
+                            connection.error or connection.state.value,
+                            "`agentframe -v mcp list` shows the server's stderr",
+                        )
+                    )
+    finally:
+        await asyncio.gather(*(toolset.aclose() for toolset in toolsets))
+    return found

@@ -1,0 +1,218 @@
+"""`tools: [{use: mcp, ...}]`: which MCP servers, read from the `mcp.json` format other tools
+already use, and how long to wait for them.
+
+    {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {...}},
+                    "docs": {"type": "http", "url": "https://...", "headers": {...}}}}
+
+Servers come from the project's `.mcp.json` (nearest to the working folder), then the file
+named by `config`, then `servers` inline; a later source replaces a server of the same name.
+`${VAR}` (and `${VAR:-default}`) in `env` and `headers` is taken from the environment.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+
+from agentframe_core import AgentframeError, Backoff
+
+__all__ = [
+    "HttpServer",
+    "McpConfigError",
+    "McpOptions",
+    "ServerConfig",
+    "StdioServer",
+    "load_servers",
+    "mask",
+]
+
+#: An mcp.json larger than this is refused (it is a short list of servers).
+MAX_FILE_BYTES = 1024 * 1024
+PROJECT_FILE = ".mcp.json"
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class McpConfigError(AgentframeError):
+    """An mcp.json or a server entry that cannot be used; says which and why."""
+
+
+class _Server(BaseModel):
+    # Other tools add their own keys (`disabled`, `autoApprove`, ...): they are ignored.
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class StdioServer(_Server):
+    type: Literal["stdio"] = "stdio"
+    command: Annotated[str, Field(min_length=1)]
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: Path | None = None
+
+
+class HttpServer(_Server):
+    type: Literal["http", "sse", "streamable-http"]
+    url: Annotated[str, Field(pattern=r"^https?://")]
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+ServerConfig = Annotated[StdioServer | HttpServer, Field(discriminator="type")]
+_SERVER = TypeAdapter(ServerConfig)
+
+
+def _entry(raw: Any) -> Any:
+    """`type` defaults to stdio when a `command` is given (as in Claude Code's files)."""
+    if isinstance(raw, dict) and "type" not in raw:
+        return {**raw, "type": "stdio" if "command" in raw else "http"}
+    return raw
+
+
+class McpOptions(BaseModel):
+    """`tools: [{use: mcp, config: mcp.json, servers: {...}, deny_tools: [...]}]`"""
+
+    model_config = ConfigDict(extra="forbid")
+
+    config: Path | None = Field(default=None, description="An mcp.json file to read.")
+    project: bool = Field(
+        default=True, description="Also read the project's .mcp.json (nearest to the cwd)."
+    )
+    servers: dict[str, Any] = Field(
+        default_factory=dict, description="Servers inline, in the mcp.json `mcpServers` shape."
+    )
+    allow_servers: list[str] | None = Field(default=None, description="Only these (globs).")
+    deny_servers: list[str] = Field(default_factory=list, description="Never these (globs).")
+    allow_tools: list[str] | None = Field(
+        default=None, description="Only tools whose exposed name (mcp_server_tool) matches."
+    )
+    deny_tools: list[str] = Field(default_factory=list, description="Never these tools (globs).")
+    startup_timeout: PositiveFloat = Field(default=15.0, description="Seconds to initialize.")
+    list_timeout: PositiveFloat = Field(default=10.0, description="Seconds for tools/list.")
+    call_timeout: PositiveFloat = Field(default=60.0, description="Seconds per tool call.")
+    close_timeout: Annotated[float, Field(gt=0, le=2.0)] = Field(
+        default=1.5, description="Seconds a server is given to stop before it is killed (<= 2)."
+    )
+    restart: Backoff = Field(
+        default_factory=lambda: Backoff(max_retries=5, base_delay_ms=250, max_delay_ms=10_000),
+        description="Restarts of a server that died: delay before each, and how many in a row.",
+    )
+
+    @model_validator(mode="after")
+    def _check_inline(self) -> McpOptions:
+        for name, raw in self.servers.items():
+            try:
+                _parse_server(name, raw, "servers")
+            except McpConfigError as err:  # pydantic reports ValueErrors with the config's line
+                raise ValueError(str(err)) from None
+        return self
+
+    def server_allowed(self, name: str) -> bool:
+        return _allowed(name, self.allow_servers, self.deny_servers)
+
+    def tool_allowed(self, exposed: str) -> bool:
+        return _allowed(exposed, self.allow_tools, self.deny_tools)
+
+
+def _allowed(name: str, allow: list[str] | None, deny: list[str]) -> bool:
+    if any(fnmatch.fnmatchcase(name, pattern) for pattern in deny):
+        return False
+    return allow is None or any(fnmatch.fnmatchcase(name, pattern) for pattern in allow)
+
+
+def _parse_server(name: str, raw: Any, where: str) -> StdioServer | HttpServer:
+    try:
+        server: StdioServer | HttpServer = _SERVER.validate_python(_entry(raw))
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(map(str, _field(e['loc']))) or 'entry'}: {e['msg']}"
+            for e in err.errors(include_url=False)
+        )
+        raise McpConfigError(f"{where}: server {name!r}: {problems}") from None
+    return server
+
+
+def _field(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """The field's path without the union's tag (`stdio.command` -> `command`)."""
+    return loc[1:] if loc and loc[0] in _TAGS else loc
+
+
+_TAGS = {"stdio", "http", "sse", "streamable-http"}
+
+
+def find_project_file(cwd: Path) -> Path | None:
+    for folder in (cwd, *cwd.parents):
+        candidate = folder / PROJECT_FILE
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def read_file(path: Path) -> dict[str, StdioServer | HttpServer]:
+    """The servers of one mcp.json, or McpConfigError naming the file, line or field."""
+    try:
+        info = path.stat()
+    except OSError as err:
+        raise McpConfigError(f"{path}: cannot be read: {err.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise McpConfigError(f"{path}: not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise McpConfigError(f"{path}: {info.st_size} bytes; an mcp.json is at most 1 MiB")
+    try:
+        data = json.loads(path.read_bytes())
+    except json.JSONDecodeError as err:
+        raise McpConfigError(f"{path}:{err.lineno}: not JSON: {err.msg}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise McpConfigError(f"{path}: cannot be read: {err}") from None
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        raise McpConfigError(f'{path}: expected an object {{"mcpServers": {{name: server}}}}')
+    return {name: _parse_server(name, raw, str(path)) for name, raw in servers.items()}
+
+
+def load_servers(options: McpOptions, cwd: Path) -> dict[str, StdioServer | HttpServer]:
+    """Every configured server that is allowed, by name (later sources win)."""
+    found: dict[str, StdioServer | HttpServer] = {}
+    project = find_project_file(cwd) if options.project else None
+    if project is not None:
+        found.update(read_file(project))
+    if options.config is not None:
+        found.update(read_file(options.config.expanduser()))
+    found.update({n: _parse_server(n, r, "servers") for n, r in options.servers.items()})
+    return {name: server for name, server in found.items() if options.server_allowed(name)}
+
+
+def expand(values: dict[str, str], where: str) -> dict[str, str]:
+    """`${VAR}` and `${VAR:-default}` from the environment; an unset VAR without a default
+    is an error naming the field (never silently an empty secret)."""
+
+    def one(key: str, value: str) -> str:
+        def sub(match: re.Match[str]) -> str:
+            var, default = match.group(1), match.group(2)
+            found = os.environ.get(var)
+            if found is None:
+                if default is None:
+                    raise McpConfigError(f"{where}.{key}: ${{{var}}} is not set")
+                return default
+            return found
+
+        return _VAR.sub(sub, value)
+
+    return {key: one(key, value) for key, value in values.items()}
+
+
+def mask(values: dict[str, str]) -> dict[str, str]:
+    """What output may show of env values and headers: the names only."""
+    return dict.fromkeys(values, "***")

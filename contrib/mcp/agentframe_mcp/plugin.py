@@ -1,0 +1,40 @@
+"""Registers `use: mcp`, the `agentframe mcp` commands and the doctor check."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentframe_core import Register, hookimpl
+
+from .options import McpOptions
+
+if TYPE_CHECKING:
+    import click
+
+    from agentframe_core import Config, Diagnosis
+
+
+def _build(options: McpOptions) -> Any:
+    from .toolset import McpToolset
+
+    return McpToolset(options)
+
+
+@hookimpl
+def agentframe_tool_dispatchers(register: Register) -> None:
+    register("mcp", _build, options=McpOptions)
+
+
+@hookimpl
+def agentframe_commands(cli: click.Group) -> None:
+    from .cli import mcp
+
+    cli.add_command(mcp)
+
+
+@hookimpl
+def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
+    """Start each configured server once: report those that do not start, and why."""
+    from .doctor import check_servers
+
+    return check_servers(config)

@@ -1,0 +1,137 @@
+"""`use: mcp`: the tools of configured MCP servers, as one ToolDispatcher.
+
+Servers start on the first `tools()`, all at once; one that fails is logged and left out (its
+tools come back once it starts), so a broken server never takes the others down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from mcp import types
+
+from agentframe_core import RunContext, Tool, ToolCall, ToolResult
+
+from .connection import McpConnection, ServerUnavailableError, State
+from .names import unique_names
+from .options import HttpServer, McpOptions, StdioServer, load_servers, mask
+
+__all__ = ["McpToolset"]
+
+log = logging.getLogger("agentframe.mcp")
+
+
+class McpToolset:
+    def __init__(self, options: McpOptions, cwd: Path | None = None) -> None:
+        self.options = options
+        servers = load_servers(options, cwd or Path.cwd())
+        self.connections = {
+            name: McpConnection(name, config, options) for name, config in servers.items()
+        }
+        self._started = False
+        self._start_lock = asyncio.Lock()
+        self._routes: dict[str, tuple[McpConnection, str]] = {}
+
+    async def start(self) -> None:
+        """Start every server that is not running, concurrently; failures are logged."""
+        async with self._start_lock:
+            waits = [self._try_start(c) for c in self.connections.values()]
+            await asyncio.gather(*waits)
+            self._started = True
+
+    async def _try_start(self, connection: McpConnection) -> None:
+        if connection.state is State.READY:
+            if connection.stale:
+                await connection.refresh()
+            return
+        try:
+            await connection.ensure(wait=False)
+        except ServerUnavailableError as err:
+            log.warning("%s", err)
+
+    async def tools(self, ctx: RunContext) -> list[Tool]:
+        return await self.offered()
+
+    async def offered(self) -> list[Tool]:
+        """The tools of every running server, allowed and named for the model."""
+        await self.start()
+        offered: list[tuple[str, str, types.Tool, McpConnection]] = []
+        for connection in self.connections.values():
+            if connection.state is not State.READY:
+                continue
+            offered.extend((connection.name, t.name, t, connection) for t in connection.tools)
+        names = unique_names((server, tool) for server, tool, _, _ in offered)
+        by_pair = {(server, tool): (spec, c) for server, tool, spec, c in offered}
+        routes: dict[str, tuple[McpConnection, str]] = {}
+        tools: list[Tool] = []
+        for exposed, (server, tool) in names.items():
+            if not self.options.tool_allowed(exposed):
+                continue
+            spec, connection = by_pair[(server, tool)]
+            described = self._describe(exposed, server, spec)
+            if described is not None:
+                routes[exposed] = (connection, tool)
+                tools.append(described)
+        self._routes = routes
+        return tools
+
+    def _describe(self, exposed: str, server: str, spec: types.Tool) -> Tool | None:
+        schema = dict(spec.input_schema or {})
+        schema.setdefault("type", "object")
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as err:
+            log.warning("MCP tool %s/%s left out: invalid input schema: %s", server, spec.name, err)
+            return None
+        description = spec.description or spec.title or f"{spec.name} (MCP server {server})"
+        return Tool(
+            name=exposed,
+            description=description,
+            parameters=schema,
+            timeout=self.options.call_timeout + 1.0,  # the server's own timeout answers first
+        )
+
+    async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
+        route = self._routes.get(call.name)
+        if route is None:
+            if not self._started:
+                await self.offered()
+                route = self._routes.get(call.name)
+            if route is None:
+                return ToolResult(f"no MCP tool named {call.name!r}", True)
+        connection, tool = route
+        return await connection.call(tool, call.arguments)
+
+    async def aclose(self) -> None:
+        """Close every server concurrently: each gets at most `close_timeout` (<= 2 s)."""
+        await asyncio.gather(*(c.aclose() for c in self.connections.values()))
+
+    def status(self) -> list[dict[str, Any]]:
+        """Each server: its state, error, transport (secrets masked) and tool names."""
+        rows = []
+        for connection in self.connections.values():
+            row = connection.status()
+            row.update(describe_server(connection.config))
+            row["tools"] = [
+                {"name": name, "tool": tool}
+                for name, (c, tool) in self._routes.items()
+                if c is connection
+            ]
+            rows.append(row)
+        return rows
+
+
+def describe_server(config: StdioServer | HttpServer) -> dict[str, Any]:
+    if isinstance(config, StdioServer):
+        return {
+            "type": "stdio",
+            "command": config.command,
+            "args": config.args,
+            "env": mask(config.env),
+        }
+    return {"type": config.type, "url": config.url, "headers": mask(config.headers)}

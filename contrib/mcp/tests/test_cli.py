@@ -1,0 +1,81 @@
+"""`agentframe mcp list|call` and `agentframe doctor`, run as a user would."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agentframe_core.testing import run_cli
+
+SECRET = "s3cret-value-do-not-print"
+
+
+def project(tmp_path: Path, servers: dict[str, Any]) -> Path:
+    """A project folder whose .mcp.json holds `servers`, with a stack that uses them."""
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    config = {
+        "adapter": {"use": "scripted", "replies": ["ok"]},
+        "store": {"use": "memory"},
+        "tools": [{"use": "mcp", "startup_timeout": 20}],
+    }
+    (tmp_path / "agentframe.yaml").write_text(yaml.safe_dump(config))
+    return tmp_path
+
+
+def time_entry() -> dict[str, Any]:
+    return {
+        "command": sys.executable,
+        "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"],
+        "env": {"API_TOKEN": "${MCP_CLI_SECRET}"},
+    }
+
+
+def test_list_shows_servers_and_tools_and_masks_secrets(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("MCP_CLI_SECRET", SECRET)
+    cwd = project(tmp_path, {"time": time_entry()})
+    done = run_cli(cwd, "mcp", "list", "--json")
+    assert done.returncode == 0, done.stderr
+    assert SECRET not in done.stdout + done.stderr
+    (row,) = json.loads(done.stdout)["servers"]
+    assert row["state"] == "ready" and row["env"] == {"API_TOKEN": "***"}
+    assert [t["name"] for t in row["tools"]] == [
+        "mcp_time_get_current_time",
+        "mcp_time_convert_time",
+    ]
+    text = run_cli(cwd, "mcp", "list")
+    assert text.returncode == 0 and "mcp_time_convert_time — Convert time" in text.stdout
+
+
+def test_call_prints_the_result_and_rejects_bad_arguments(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("MCP_CLI_SECRET", SECRET)
+    cwd = project(tmp_path, {"time": time_entry()})
+    done = run_cli(cwd, "mcp", "call", "time", "get_current_time", '{"timezone": "Asia/Tokyo"}')
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["timezone"] == "Asia/Tokyo"
+    bad = run_cli(cwd, "mcp", "call", "time", "get_current_time", "[1, 2]")
+    assert bad.returncode == 2 and "must be a JSON object" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    unknown = run_cli(cwd, "mcp", "call", "nope", "x")
+    assert unknown.returncode == 2 and "no MCP server 'nope'; configured: time" in unknown.stderr
+    failing = run_cli(cwd, "mcp", "call", "time", "get_current_time", '{"timezone": "Mars/Base"}')
+    assert failing.returncode == 1 and "Mars/Base" in failing.stdout
+
+
+def test_doctor_and_list_report_a_server_that_fails_to_start(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("MCP_CLI_SECRET", SECRET)
+    missing = tmp_path / "no-such-server"
+    cwd = project(tmp_path, {"gone": {"command": str(missing)}, "time": time_entry()})
+    doctor = run_cli(cwd, "doctor")
+    assert doctor.returncode == 1
+    assert "FAIL mcp server gone: MCP server 'gone' could not be started" in doctor.stdout
+    assert "ok   mcp server time: 2 tool(s)" in doctor.stdout
+    listed = run_cli(cwd, "mcp", "list")
+    assert listed.returncode == 1 and "FAIL gone" in listed.stdout
+    for output in (doctor.stdout + doctor.stderr, listed.stdout + listed.stderr):
+        assert "Traceback" not in output and SECRET not in output

@@ -1,0 +1,183 @@
+"""`agentframe mcp serve`: agents as MCP tools, checked with the SDK's own client over stdio
+and streamable HTTP, on a stack with the scripted adapter and a SQLite store."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+AGENT = """---
+name: helper
+description: Answers arithmetic questions briefly.
+---
+You answer in one sentence.
+"""
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Path:
+    """A project with two agents and a stack: scripted replies, sessions in SQLite."""
+    agents = tmp_path / ".agentframe" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "helper.md").write_text(AGENT)
+    (agents / "other.md").write_text(AGENT.replace("helper", "other"))
+    config = {
+        "adapter": {
+            "use": "scripted",
+            "cycle": True,
+            "replies": [
+                {
+                    "content": "The answer is 42.",
+                    "usage": {"prompt_tokens": 11, "completion_tokens": 5},
+                }
+            ],
+        },
+        "store": {"use": "sqlite", "path": str(tmp_path / "sessions.db")},
+    }
+    (tmp_path / "agentframe.yaml").write_text(yaml.safe_dump(config))
+    return tmp_path
+
+
+def environment(cwd: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "AGENTFRAME_CONFIG"}
+    return env | {"AGENTFRAME_CACHE_DIR": str(cwd / "cache")}
+
+
+async def check_agents(session: ClientSession, cwd: Path) -> None:
+    await session.initialize()
+    listed = await session.list_tools()
+    assert [t.name for t in listed.tools] == ["helper"]
+    (tool,) = listed.tools
+    assert tool.description == "Answers arithmetic questions briefly."
+    assert tool.input_schema["required"] == ["task"]
+    result = await session.call_tool("helper", {"task": "What is 6*7?"})
+    assert isinstance(result, types.CallToolResult) and not result.is_error
+    assert [c.text for c in result.content if isinstance(c, types.TextContent)] == [
+        "The answer is 42."
+    ]
+    assert result.meta is not None
+    meta = result.meta["agentframe"]
+    assert meta["outcome"] == "completed" and meta["turns"] == 1
+    assert meta["usage"] == {"prompt_tokens": 11, "completion_tokens": 5, "cached_tokens": 0}
+    await in_the_store(cwd / "sessions.db", meta["session_id"], "What is 6*7?")
+    bad = await session.call_tool("helper", {"task": "   "})
+    assert isinstance(bad, types.CallToolResult) and bad.is_error
+
+
+async def in_the_store(path: Path, session_id: str, task: str) -> None:
+    from agentframe_store_sqlite import SqliteStore
+
+    store = SqliteStore(path)
+    try:
+        entries = await store.context(session_id)
+    finally:
+        await store.aclose()
+    assert [(e.kind.value, e.content) for e in entries] == [
+        ("user", task),
+        ("assistant", "The answer is 42."),
+    ]
+
+
+async def test_serve_over_stdio_lists_the_agents_and_runs_one(served: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agentframe_core", "mcp", "serve", "--agent", "helper"],
+        cwd=served,
+        env=environment(served),
+    )
+    with open(served / "stderr.log", "w") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await check_agents(session, served)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def http_server(served: Path) -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agentframe_core",
+            "mcp",
+            "serve",
+            "-a",
+            "helper",
+            "--http",
+            str(port),
+        ],
+        cwd=served,
+        env=environment(served),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(300):
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if process.poll() is not None:
+                raise AssertionError(process.stderr.read().decode() if process.stderr else "")
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+async def test_serve_over_streamable_http(http_server: str, served: Path) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        streamable_http_client(http_server) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await check_agents(session, served)
+
+
+async def test_use_mcp_reaches_an_http_server_agentframe_serving_its_agents(
+    http_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both directions at once: `use: mcp` over streamable HTTP, with an expanded header."""
+    from agentframe_mcp import McpOptions, McpToolset
+
+    from agentframe_core import MemoryStore, RunContext, Stack, ToolCall, VerbatimBuilder
+    from agentframe_core.testing import ScriptedAdapter
+
+    monkeypatch.setenv("MCP_TEST_HEADER", "yes")
+    server = {"type": "http", "url": http_server, "headers": {"X-Test": "${MCP_TEST_HEADER}"}}
+    toolset = McpToolset(McpOptions(project=False, servers={"agents": server}))
+    ctx = RunContext(
+        "t", Stack(adapter=ScriptedAdapter(), store=MemoryStore(), context=VerbatimBuilder())
+    )
+    try:
+        assert [t.name for t in await toolset.tools(ctx)] == ["mcp_agents_helper"]
+        call = ToolCall("1", "mcp_agents_helper", {"task": "What is 6*7?"})
+        result = await toolset.dispatch(call, ctx)
+    finally:
+        await toolset.aclose()
+    assert (result.content, result.is_error) == ("The answer is 42.", False)
+    assert result.meta["mcp_meta"]["agentframe"]["outcome"] == "completed"
