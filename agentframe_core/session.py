@@ -39,6 +39,7 @@ log = logging.getLogger("agentframe.session")
 
 TokenCallback = Callable[[str], Any]
 ToolCallback = Callable[[ToolCallRecord], Any]
+CompactionCallback = Callable[[CompactionReport], Any]
 
 
 class Outcome(StrEnum):
@@ -157,10 +158,11 @@ class Session:
         *,
         on_token: TokenCallback | None = None,
         on_tool: ToolCallback | None = None,
+        on_compaction: CompactionCallback | None = None,
     ) -> TurnResult:
         """Send one user message and answer it (and whatever else was queued)."""
         await self.send(prompt)
-        return await self.turn(on_token=on_token, on_tool=on_tool)
+        return await self.turn(on_token=on_token, on_tool=on_tool, on_compaction=on_compaction)
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -169,11 +171,12 @@ class Session:
         *,
         on_token: TokenCallback | None = None,
         on_tool: ToolCallback | None = None,
+        on_compaction: CompactionCallback | None = None,
     ) -> TurnResult:
         stack, agent = self.stack, self.agent
         store, limits = stack.store, stack.limits
         claimed = await store.claim_pending(self.id, now_ns())
-        ctx = RunContext(self.id, stack, agent)
+        ctx = RunContext(self.id, stack, agent, on_compaction=on_compaction)
         await self._drop_stale_notifications(ctx)
         if self._session_usage is None:
             self._session_usage = await self._usage_so_far()
