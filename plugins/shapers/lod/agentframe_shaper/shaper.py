@@ -76,15 +76,18 @@ class Shaper:
         return self._render(ctx, layout, state, system, limit)
 
     async def budget(self, ctx: RunContext) -> int:
-        """The tokens a prompt may use: `budget_tokens`, else the window minus `reserve`."""
+        """The tokens a prompt may use: `budget_tokens`, else the window minus `reserve`; the
+        window is `context_window`, else the adapter's `fetch_context_window()` (optional: a
+        server that reports its own), else its `capabilities.context_window`."""
         options = self.options
         if options.budget_tokens is not None:
             return min(options.budget_tokens, options.max_budget_tokens)
         adapter = ctx.stack.adapter
-        window = options.context_window or adapter.capabilities.context_window
-        probe = getattr(adapter, "fetch_context_window", None)
+        window = options.context_window
+        probe = getattr(adapter, "fetch_context_window", None)  # what the server itself says
         if window is None and probe is not None:
             window = await probe()
+        window = window or adapter.capabilities.context_window
         if window is None:
             if not self._warned_window:
                 log.warning(
