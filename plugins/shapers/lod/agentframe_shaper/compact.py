@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from agentframe_core import (
     Compaction,
-    CompactionReport,
     CompletionRequest,
     Entry,
     EntryKind,
@@ -21,7 +20,6 @@ from agentframe_core import (
     head_tail,
 )
 
-from .lod import shown_text
 from .tokens import TokenEstimator
 
 __all__ = ["Summariser"]
@@ -47,9 +45,9 @@ class Summariser:
 
     async def compact(
         self, ctx: RunContext, prefix: list[Entry], follower: Entry | None, input_tokens: int
-    ) -> CompactionReport:
-        """Replace `prefix` (which `follower` comes right after) by one summary marker."""
-        before = sum(await self.estimator.count([shown_text(e, self.inline_chars) for e in prefix]))
+    ) -> str:
+        """Replace `prefix` (which `follower` comes right after) by one summary marker;
+        return the summary."""
         transcript = await self._transcript(prefix, input_tokens)
         summary = await self._summarise(ctx, transcript, prefix)
         marker = Entry(
@@ -62,8 +60,7 @@ class Summariser:
         await ctx.stack.store.compact(
             ctx.session_id, Compaction(marker, frozenset(e.id for e in prefix))
         )
-        (after,) = await self.estimator.count([shown_text(marker, self.inline_chars)])
-        return CompactionReport(summary, len(prefix), before, after)
+        return summary
 
     async def _transcript(self, prefix: list[Entry], input_tokens: int) -> str:
         lines = [_line(entry) for entry in prefix]

@@ -4,8 +4,9 @@ Each build renders the session as it stood, with the stubs chosen so far, and on
 to the tail: the prompt prefix, and so the server's KV cache, stays valid. When the prompt
 would cross `budget - headroom`, one reshape brings it down to `budget - 2 * headroom`:
 older long entries become stubs (newest first: the nearer the change, the more of the
-cached prefix survives), and if that is not enough the oldest prefix is compacted into a
-summary written by the model. The pristine tail is never touched.
+cached prefix survives), and if that is not enough everything before the pristine tail is
+compacted into one summary written by the model. The pristine tail is never touched; if
+even the summary does not fit beside it, the summary is shortened for the render.
 """
 
 from __future__ import annotations
@@ -13,9 +14,16 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from itertools import accumulate
 
-from agentframe_core import Entry, EntryKind, Message, Renderer, RunContext, head_tail
+from agentframe_core import (
+    CompactionReport,
+    Entry,
+    EntryKind,
+    Message,
+    Renderer,
+    RunContext,
+    head_tail,
+)
 
 from .compact import Summariser
 from .lod import can_stub, shown_text, stub
@@ -29,8 +37,6 @@ log = logging.getLogger("agentframe.shaper")
 
 #: The window assumed when neither the options nor the adapter name one.
 FALLBACK_WINDOW = 8192
-#: Reshape rounds (stubs, then a compaction) before a build gives up shrinking.
-MAX_ROUNDS = 3
 _MAX_COSTS = 200_000
 
 
@@ -64,6 +70,8 @@ class Shaper:
         self._costs: dict[tuple[str, bool], int] = {}
         self._warned_window = False
         self._system: tuple[str, int] = ("", 0)
+        #: The entries the last build rendered, stubs in place (for benchmarks and tests).
+        self.last_sent: list[Entry] = []
 
     async def build(self, ctx: RunContext, system: str) -> list[Message]:
         state = self._state(ctx.session_id)
@@ -156,21 +164,22 @@ class Shaper:
         limit: int,
         headroom: int,
     ) -> _Layout:
-        """One decisive pass: stubs first, compaction as the escalation, until the prompt is
-        at `budget - 2 * headroom` (or nothing more can go)."""
+        """One decisive pass down to `budget - 2 * headroom`: stubs first, and if they are not
+        enough, compaction of everything before the pristine tail."""
         target = limit - 2 * headroom
         state.head = None
-        for round_ in range(MAX_ROUNDS):
-            await self._stub(ctx, layout, state, target)
-            layout = await self._layout(ctx, layout.entries, state, system)
-            if layout.total <= target:
-                break
-            if not await self._compact(ctx, layout, target, limit, everything=round_ > 0):
-                break
-            entries = await ctx.stack.store.context(ctx.session_id)
-            layout = await self._layout(ctx, entries, state, system)
-            if layout.total <= target:
-                break
+        before = layout.total
+        await self._stub(ctx, layout, state, target)
+        layout = await self._layout(ctx, layout.entries, state, system)
+        if layout.total <= target:
+            return layout
+        compacted = await self._compact(ctx, layout, limit)
+        if compacted is None:
+            return layout
+        summary, subsumed = compacted
+        entries = await ctx.stack.store.context(ctx.session_id)
+        layout = await self._layout(ctx, entries, state, system)
+        ctx.report_compaction(CompactionReport(summary, subsumed, before, layout.total))
         return layout
 
     async def _stub(self, ctx: RunContext, layout: _Layout, state: _State, target: int) -> None:
@@ -197,33 +206,27 @@ class Shaper:
                 total -= layout.costs[i] - cost
 
     async def _compact(
-        self, ctx: RunContext, layout: _Layout, target: int, limit: int, *, everything: bool
-    ) -> bool:
-        """Summarise the shortest prefix whose loss brings the prompt to `target` (all of the
-        head if none does, or if `everything`). False when there is nothing left to compact."""
+        self, ctx: RunContext, layout: _Layout, limit: int
+    ) -> tuple[str, int] | None:
+        """Summarise everything before the pristine tail; return the summary and how many
+        entries it replaced (None when there is nothing left to compact). A compaction
+        rewrites the prompt from its start, so the server recomputes all of it whatever the
+        cut: taking the whole head buys the most runway for that one recompute."""
         options = self.options
         start, entries = layout.start, layout.entries
-        summary_cost = options.summary_max_tokens + 2 * MESSAGE_OVERHEAD
-        dropped = [0, *accumulate(layout.costs[:start])]
-        cuts = [c for c in range(1, start + 1) if layout.cuts[c]]
-        if not cuts:
-            return False
-        fits = (c for c in cuts if layout.total - dropped[c] + summary_cost <= target)
-        cut = start if everything else next(fits, start)
-        prefix = entries[:cut]
-        if len(prefix) == 1 and prefix[0].kind is EntryKind.COMPACTION:
-            return False  # only a summary is left before the tail
+        prefix = entries[:start]
+        if not prefix or (len(prefix) == 1 and prefix[0].kind is EntryKind.COMPACTION):
+            return None
         summariser = Summariser(
             self.estimator(ctx),
             options.summary_max_tokens,
             options.summary_model,
             ctx.stack.limits.inline_result_chars,
         )
-        follower = entries[cut] if cut < len(entries) else None
+        follower = entries[start] if start < len(entries) else None
         inputs = max(limit - options.summary_max_tokens, 256)
-        report = await summariser.compact(ctx, prefix, follower, inputs)
-        ctx.report_compaction(report)
-        return True
+        summary = await summariser.compact(ctx, prefix, follower, inputs)
+        return summary, len(prefix)
 
     # -- rendering ---------------------------------------------------------------------------
 
@@ -242,6 +245,7 @@ class Shaper:
         state.head = renderer
         tail = Renderer(inline)
         tail.feed(layout.entries[layout.start :])
+        self.last_sent = head + layout.entries[layout.start :]
         first = [Message("system", system)] if system else []
         return first + renderer.view() + tail.view()
 

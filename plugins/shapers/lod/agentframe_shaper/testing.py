@@ -4,8 +4,22 @@ messages are that does not depend on how the shaper counts."""
 from __future__ import annotations
 
 import json
+import random
+from dataclasses import dataclass
+from typing import Any
 
-from agentframe_core import MemoryStore, Message, RunContext, Stack
+from agentframe_core import (
+    Entry,
+    EntryKind,
+    MemoryStore,
+    Message,
+    RunContext,
+    Session,
+    Stack,
+    TurnResult,
+    new_id,
+    now_ns,
+)
 from agentframe_core.testing import ScriptedAdapter, ScriptedReply
 from agentframe_shaper import Shaper, ShaperOptions
 
@@ -38,3 +52,69 @@ def message_tokens(message: Message) -> int:
 
 def prompt_tokens(messages: list[Message]) -> int:
     return sum(message_tokens(m) for m in messages)
+
+
+_VOCABULARY = (
+    "the report lists item order stock price region north south east west quarter total "
+    "supplier delay shipment warehouse count audit value customer invoice paid open closed "
+    "pending review note update status batch code green amber red level index limit"
+)
+_WORDS = _VOCABULARY.split()
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedTurn:
+    """One turn of a long conversation: a user message, maybe a tool exchange before the
+    model answers (its call and its result, as if the model had asked for it)."""
+
+    user: str
+    tool_result: str | None = None
+
+
+def _prose(rng: random.Random, chars: int) -> str:
+    words: list[str] = []
+    size = 0
+    while size < chars:
+        word = rng.choice(_WORDS) if rng.random() > 0.1 else str(rng.randint(1, 9999))
+        words.append(word)
+        size += len(word) + 1
+    return " ".join(words)[:chars]
+
+
+def long_conversation(turns: int = 60, seed: int = 13) -> list[ScriptedTurn]:
+    """The same varied conversation every time: short and long user messages, tool results
+    from a few hundred characters to several thousand on two turns in three."""
+    rng = random.Random(seed)
+    script = []
+    for index in range(turns):
+        user = f"Turn {index}: " + _prose(rng, rng.choice((60, 120, 250, 600)))
+        result = None
+        if index % 3:
+            result = _prose(rng, rng.choice((300, 800, 1500, 3000)))
+        script.append(ScriptedTurn(user, result))
+    return script
+
+
+async def play(session: Session, turn: ScriptedTurn, **callbacks: Any) -> TurnResult:
+    """Send the turn's message, record its tool exchange, and let the model answer."""
+    await session.send(turn.user)
+    await session.stack.store.claim_pending(session.id, now_ns())
+    if turn.tool_result is not None:
+        call_id = new_id()
+        for entry in (
+            Entry(kind=EntryKind.ASSISTANT, content=""),
+            Entry(
+                kind=EntryKind.TOOL_CALL,
+                content=json.dumps({"query": turn.user[:40]}),
+                tool_call_id=call_id,
+                tool_name="lookup",
+            ),
+            Entry(
+                kind=EntryKind.TOOL_RESULT,
+                content=turn.tool_result,
+                tool_call_id=call_id,
+                tool_name="lookup",
+            ),
+        ):
+            await session.inject(entry)
+    return await session.turn(**callbacks)
