@@ -7,7 +7,7 @@ from __future__ import annotations
 from .loadtool import LoadMessageOptions, LoadMessageTools
 from .options import ShaperOptions
 from .shaper import Shaper
-from .tokens import AdapterEstimator, CharsEstimator, TokenEstimator, budget
+from .tokens import AdapterEstimator, CharsEstimator, TiktokenEstimator, TokenEstimator, budget
 
 __all__ = [
     "AdapterEstimator",
@@ -16,6 +16,7 @@ __all__ = [
     "LoadMessageTools",
     "Shaper",
     "ShaperOptions",
+    "TiktokenEstimator",
     "TokenEstimator",
     "budget",
 ]

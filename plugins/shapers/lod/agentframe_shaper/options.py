@@ -44,17 +44,22 @@ class ShaperOptions(BaseModel):
     summary_model: str | None = Field(
         default=None, description="The model that writes summaries (default: the stack's)."
     )
-    estimator: Literal["chars", "adapter"] = Field(
+    estimator: Literal["chars", "adapter", "tiktoken"] = Field(
         default="chars",
         description="chars: a conservative 4 characters a token; adapter: the adapter's own "
-        "count_tokens (llamacpp: the server's /tokenize), chars where it has none.",
+        "count_tokens (llamacpp: the server's /tokenize), chars where it has none; tiktoken: "
+        "OpenAI's encodings for `tokenizer_model` (pip install 'agentframe-shaper-lod[openai]').",
     )
-    max_budget_tokens: PositiveInt = Field(
-        default=2_000_000, description="Bound on any budget, whatever a server claims."
+    tokenizer_model: str = Field(
+        default="gpt-4o", description="The OpenAI model whose encoding `tiktoken` counts with."
     )
 
     @model_validator(mode="after")
     def _consistent(self) -> ShaperOptions:
+        if self.estimator == "tiktoken":
+            from .tokens import TiktokenEstimator
+
+            TiktokenEstimator(self.tokenizer_model)  # raises ValueError naming what is missing
         if self.budget_tokens is not None and self.context_window is not None:
             raise ValueError("give budget_tokens, or context_window (and reserve), not both")
         if self.context_window is not None and self.context_window <= self.reserve:

@@ -29,7 +29,14 @@ from .compact import Summariser
 from .lod import can_stub, shown_text, stub
 from .options import ShaperOptions
 from .plan import safe_cuts, tail_start
-from .tokens import MESSAGE_OVERHEAD, AdapterEstimator, CharsEstimator, TokenEstimator, budget
+from .tokens import (
+    MESSAGE_OVERHEAD,
+    AdapterEstimator,
+    CharsEstimator,
+    TiktokenEstimator,
+    TokenEstimator,
+    budget,
+)
 
 __all__ = ["Shaper"]
 
@@ -37,6 +44,8 @@ log = logging.getLogger("agentframe.shaper")
 
 #: The window assumed when neither the options nor the adapter name one.
 FALLBACK_WINDOW = 8192
+#: No budget is larger, whatever a server claims.
+MAX_WINDOW = 10_000_000
 _MAX_COSTS = 200_000
 
 
@@ -89,7 +98,7 @@ class Shaper:
         server that reports its own), else its `capabilities.context_window`."""
         options = self.options
         if options.budget_tokens is not None:
-            return min(options.budget_tokens, options.max_budget_tokens)
+            return min(options.budget_tokens, MAX_WINDOW)
         adapter = ctx.stack.adapter
         window = options.context_window
         probe = getattr(adapter, "fetch_context_window", None)  # what the server itself says
@@ -105,14 +114,19 @@ class Shaper:
                 )
                 self._warned_window = True
             window = FALLBACK_WINDOW
-        return budget(min(int(window), options.max_budget_tokens), options.reserve)
+        return budget(min(int(window), MAX_WINDOW), options.reserve)
 
     # -- measuring ---------------------------------------------------------------------------
 
     def estimator(self, ctx: RunContext) -> TokenEstimator:
         if self._estimator is None:
-            adapter = self.options.estimator == "adapter"
-            self._estimator = AdapterEstimator(ctx.stack.adapter) if adapter else CharsEstimator()
+            kind = self.options.estimator
+            if kind == "adapter":
+                self._estimator = AdapterEstimator(ctx.stack.adapter)
+            elif kind == "tiktoken":
+                self._estimator = TiktokenEstimator(self.options.tokenizer_model)
+            else:
+                self._estimator = CharsEstimator()
         return self._estimator
 
     async def _layout(

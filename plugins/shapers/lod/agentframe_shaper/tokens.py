@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["AdapterEstimator", "CharsEstimator", "TokenEstimator", "budget"]
+__all__ = ["AdapterEstimator", "CharsEstimator", "TiktokenEstimator", "TokenEstimator", "budget"]
 
 log = logging.getLogger("agentframe.shaper")
 
@@ -52,6 +53,36 @@ class AdapterEstimator:
                     log.warning("token counting by the adapter failed (%s); using chars/4", err)
                     self._warned = True
         return await self._chars.count(texts)
+
+
+class TiktokenEstimator:
+    """OpenAI's encodings, through a tiktoken-compatible library. `bpe-openai` ships them
+    (works offline); `tiktoken` itself downloads them on first use, so it is the fallback."""
+
+    def __init__(self, model: str) -> None:
+        self._encoding = _encoding(model)
+
+    async def count(self, texts: Sequence[str]) -> list[int]:
+        encode = self._encoding.encode
+        return [len(encode(text, disallowed_special=())) for text in texts]
+
+
+def _encoding(model: str) -> Any:
+    for name in ("bpe_openai", "tiktoken"):
+        try:
+            library = importlib.import_module(name)
+            break
+        except ImportError:
+            continue
+    else:
+        raise ValueError(
+            "the tiktoken estimator needs bpe-openai (or tiktoken): "
+            "pip install 'agentframe-shaper-lod[openai]'"
+        )
+    try:
+        return library.encoding_for_model(model)
+    except Exception as err:  # each library has its own error for an unknown model
+        raise ValueError(f"no OpenAI encoding is known for model {model!r}: {err}") from None
 
 
 def budget(context_tokens: int, reserve: int) -> int:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from agentframe_shaper import LoadMessageTools
+import pytest
+from agentframe_shaper import LoadMessageTools, ShaperOptions, TiktokenEstimator
 from agentframe_shaper.testing import context, prompt_tokens, shaper, stack_with
+from pydantic import ValidationError
 
 from agentframe_core import (
     Capabilities,
@@ -143,3 +145,11 @@ async def test_the_budget_comes_from_the_options_else_the_adapter() -> None:
     adapter._capabilities = Capabilities()
     adapter.fetch_context_window = fetch_context_window  # type: ignore[attr-defined]
     assert await shaper(reserve=256).budget(context(stack)) == 768
+
+
+async def test_tiktoken_counts_with_openais_encoding_offline() -> None:
+    pytest.importorskip("bpe_openai")
+    estimator = TiktokenEstimator("gpt-4o")
+    assert await estimator.count(["Hello world", "", "<|endoftext|>"]) == [2, 0, 7]
+    with pytest.raises(ValidationError, match="no OpenAI encoding"):
+        ShaperOptions(estimator="tiktoken", tokenizer_model="no-such-model")
