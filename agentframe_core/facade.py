@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from .session import RunResult, Session, TokenCallback, ToolCallback
+from .session import CompactionCallback, RunResult, Session, TokenCallback, ToolCallback
 
 __all__ = ["run"]
 
@@ -28,6 +28,7 @@ def run(
     cwd: Path | None = None,
     on_token: TokenCallback | None = None,
     on_tool: ToolCallback | None = None,
+    on_compaction: CompactionCallback | None = None,
 ) -> RunResult:
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
     `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default)."""
@@ -45,6 +46,8 @@ def run(
     async def go() -> RunResult:
         async with stack:
             session = Session(stack, session_id, agent=definition, cwd=where)
-            return await session.run(prompt, on_token=on_token, on_tool=on_tool)
+            return await session.run(
+                prompt, on_token=on_token, on_tool=on_tool, on_compaction=on_compaction
+            )
 
     return asyncio.run(go())

@@ -53,7 +53,7 @@ FIRST_PARTY: dict[str, tuple[str, str]] = {
     "agentfs": ("agentframe-agentfs", "plugins/adapters/agentfs"),
     "sqlite": ("agentframe-store-sqlite", "plugins/stores/sqlite"),
     "postgres": ("agentframe-store-postgres", "plugins/stores/postgres"),
-    "lod": ("agentframe-shaper-lod", "plugins/shapers/lod"),
+    "shaper": ("agentframe-shaper-lod", "plugins/shapers/lod"),
     "bm25": ("agentframe-retriever-bm25", "plugins/retrievers/bm25"),
     "skills": ("agentframe-retriever-skills", "plugins/retrievers/skills"),
     "subagent": ("agentframe-subagent", "contrib/subagent"),

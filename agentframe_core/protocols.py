@@ -13,7 +13,8 @@ made of, because each refers to the other: one module keeps the contract free of
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -260,8 +261,9 @@ class RunContext:
     """Passed to every part method that runs inside a session.
 
     This is the one way parts reach each other: `ctx.stack.store`, `ctx.stack.adapter`, ...
-    A context builder that compacts appends a `CompactionReport` to `compactions`; the run
-    reports them in its `RunResult`, with what each retriever returned (`retrievals`).
+    A context builder that compacts reports it through `report_compaction`, which also tells
+    the run's `on_compaction` callback at once; the run reports compactions in its `RunResult`,
+    with what each retriever returned (`retrievals`).
     """
 
     session_id: str
@@ -269,3 +271,16 @@ class RunContext:
     agent: AgentDefinition | None = None
     compactions: list[CompactionReport] = field(default_factory=list)
     retrievals: list[RetrievalReport] = field(default_factory=list)
+    on_compaction: Callable[[CompactionReport], Any] | None = None
+
+    def report_compaction(self, report: CompactionReport) -> None:
+        """Record a compaction for the run's result and tell the callback (whose failure
+        never stops the run)."""
+        self.compactions.append(report)
+        if self.on_compaction is not None:
+            try:
+                self.on_compaction(report)
+            except Exception:
+                logging.getLogger("agentframe.session").exception(
+                    "the on_compaction callback raised; the run goes on"
+                )

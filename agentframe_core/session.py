@@ -42,6 +42,7 @@ log = logging.getLogger("agentframe.session")
 
 TokenCallback = Callable[[str], Any]
 ToolCallback = Callable[[ToolCallRecord], Any]
+CompactionCallback = Callable[[CompactionReport], Any]
 
 
 class Outcome(StrEnum):
@@ -155,6 +156,7 @@ class Session:
         *,
         on_token: TokenCallback | None = None,
         on_tool: ToolCallback | None = None,
+        on_compaction: CompactionCallback | None = None,
     ) -> RunResult:
         """Answer `prompt` (when given) and everything else pending, to an Outcome.
 
@@ -164,7 +166,7 @@ class Session:
         if prompt is not None:
             await self.send(prompt)
         claimed = await self._claim()
-        ctx = RunContext(self.id, self.stack, self.agent)
+        ctx = RunContext(self.id, self.stack, self.agent, on_compaction=on_compaction)
         await self._drop_stale_notifications(ctx)
         run = await self._prepare(ctx, claimed, on_token, on_tool)
         while not run.done:

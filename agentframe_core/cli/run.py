@@ -16,6 +16,7 @@ from .app import App, emit_json, pass_app, warn
 
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
+    from ..reports import CompactionReport
     from ..session import RunResult, Session
     from ..toolbox import ToolCallRecord
 
@@ -36,6 +37,15 @@ def _show_tool(record: ToolCallRecord) -> None:
         result = result[:200] + "…"
     colour = "red" if record.result.is_error else "cyan"
     click.secho(f"\n→ {record.call.name}({args}) = {result}", fg=colour, err=True)
+
+
+def _show_compaction(report: CompactionReport) -> None:
+    click.secho(
+        f"\n⋯ compacted {report.subsumed} entries into a summary: "
+        f"{report.tokens_before} → {report.tokens_after} tokens",
+        fg="magenta",
+        err=True,
+    )
 
 
 def result_json(result: RunResult) -> dict[str, Any]:
@@ -119,6 +129,7 @@ def run(
         session_id=session_id,
         on_token=None if as_json else on_token,
         on_tool=None if as_json else _show_tool,
+        on_compaction=None if as_json else _show_compaction,
     )
     if as_json:
         emit_json(result_json(result))
@@ -189,7 +200,9 @@ async def _repl(session: Session) -> None:
             streamed = True
             click.echo(token, nl=False)
 
-        current = asyncio.create_task(session.run(line, on_token=on_token, on_tool=_show_tool))
+        current = asyncio.create_task(
+            session.run(line, on_token=on_token, on_tool=_show_tool, on_compaction=_show_compaction)
+        )
         try:
             result = await current
         except asyncio.CancelledError:

@@ -9,13 +9,15 @@ even SmolLM2-135M returns valid calls. Every request asks the server to reuse it
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
+import httpx
 from agentframe_adapter_openai import ConnectionFailedError, OpenAIAdapter, OpenAIOptions
 
 from agentframe_core import Capabilities, Completion, CompletionRequest
 
 from .options import LlamaCppOptions
+from .props import count_tokens, slot_context
 from .runtime import LlamaRuntime
 
 __all__ = ["LlamaCppAdapter"]
@@ -28,12 +30,14 @@ class LlamaCppAdapter:
         self.runtime = runtime or LlamaRuntime(options)
         self._owns_runtime = runtime is None
         self._adapters: dict[str, OpenAIAdapter] = {}
+        default = options.models[options.default]
+        # Each of `parallel` slots gets its share of ctx_size: a lower bound until the
+        # server's /props says (fetch_context_window).
+        per_slot = default.ctx_size // (default.parallel or 1) if default.ctx_size else None
         self._capabilities = Capabilities(
-            native_tools=False,
-            json_schema=True,
-            streaming=True,
-            context_window=options.models[options.default].ctx_size,
+            native_tools=False, json_schema=True, streaming=True, context_window=per_slot
         )
+        self._measured = False
 
     @property
     def capabilities(self) -> Capabilities:
@@ -94,6 +98,29 @@ class LlamaCppAdapter:
         yield first
         async for item in stream:
             yield item
+
+    async def fetch_context_window(self) -> int | None:
+        """The default model's context per request, as its running server reports it
+        (starting the server if needed); remembered in `capabilities`."""
+        if not self._measured:
+            client, root = await self._server()
+            measured = await slot_context(client, root)
+            if measured is not None:
+                self._capabilities = dataclasses.replace(
+                    self._capabilities, context_window=measured
+                )
+            self._measured = True
+        return self._capabilities.context_window
+
+    async def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Exact token counts of the default model (llama-server's /tokenize)."""
+        client, root = await self._server()
+        return await count_tokens(client, root, texts)
+
+    async def _server(self) -> tuple[httpx.AsyncClient, str]:
+        """The pooled client and root URL of the default model's server, started."""
+        adapter, _ = await self._route(CompletionRequest([]))
+        return adapter.client(), adapter.options.base_url.removesuffix("/v1")
 
     async def aclose(self) -> None:
         for adapter in self._adapters.values():

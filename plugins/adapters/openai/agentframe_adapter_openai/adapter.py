@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -27,6 +28,7 @@ from .errors import (
 from .options import OpenAIOptions
 from .retry import RETRY_ERRORS, backoff_delay, retry_after, retryable_status
 from .sse import sse_data
+from .window import served_context
 from .wire import (
     StreamAssembler,
     message_to_wire,
@@ -65,6 +67,7 @@ class OpenAIAdapter:
             context_window=options.context_window,
         )
         self._backoff = options.backoff()
+        self._window_asked = options.context_window is not None
         self._http: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -291,6 +294,16 @@ class OpenAIAdapter:
             url=self.url,
             status=response.status_code,
         )
+
+    async def fetch_context_window(self) -> int | None:
+        """`context_window` if configured, else what the server reports about the model (asked
+        once: llama.cpp's /props, or /models metadata); remembered in `capabilities`."""
+        if not self._window_asked:
+            self._window_asked = True
+            found = await served_context(self.client(), self.options.base_url, self.options.model)
+            if found is not None:
+                self._capabilities = dataclasses.replace(self._capabilities, context_window=found)
+        return self._capabilities.context_window
 
     async def models(self) -> list[str]:
         """The model ids `{base_url}/models` lists ([] when the server offers no list)."""

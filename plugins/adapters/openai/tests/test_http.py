@@ -331,3 +331,12 @@ def test_a_client_of_a_closed_loop_is_released(server: ScriptedServer) -> None:
     while server.open_connections > 1 and time.monotonic() < deadline:
         time.sleep(0.02)
     assert server.open_connections == 1
+
+
+async def test_a_server_that_says_nothing_of_its_window_leaves_it_unknown(
+    server: ScriptedServer,
+) -> None:
+    adapter = adapter_for(server, model="scripted-model")
+    assert await adapter.fetch_context_window() is None
+    assert adapter.capabilities.context_window is None
+    await adapter.aclose()

