@@ -28,6 +28,7 @@ from .errors import AgentframeError
 from .llm import Completion, CompletionRequest, Usage
 from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from .render import DROPPED_NOTIFICATIONS
+from .retrieval import place_retrieved, render_snippets
 from .stack import Stack
 from .texttools import parse_reply, textualize, tools_prompt, union_schema
 from .toolbox import Toolbox, ToolCallRecord, _Validators
@@ -182,7 +183,8 @@ class Session:
         caps = stack.adapter.capabilities
         native = caps.native_tools
         text_tools = not native and bool(toolbox.specs)  # tools in the prompt, JSON replies
-        system = await self._system_prompt(toolbox, ctx)
+        system = await self._system_prompt(toolbox)
+        retrieved = await self._retrieved(ctx) if stack.retrievers else ""
         schema = None
         if text_tools:
             system = f"{system}\n\n{tools_prompt(toolbox.specs, constrained=caps.json_schema)}"
@@ -201,7 +203,7 @@ class Session:
                 break
             if result.turns:  # what arrived while the model or a tool was busy joins now
                 result.claimed += await store.claim_pending(self.id, now_ns())
-            messages = await stack.context.build(ctx, system)
+            messages = place_retrieved(await stack.context.build(ctx, system), retrieved)
             if toolbox.renames:
                 messages = toolbox.to_wire(messages)
             if not native:
@@ -400,7 +402,7 @@ class Session:
             raise
         return [records[call.id] for call in calls]
 
-    async def _system_prompt(self, toolbox: Toolbox, ctx: RunContext) -> str:
+    async def _system_prompt(self, toolbox: Toolbox) -> str:
         if self._system is not None:
             base = self._system
         else:
@@ -411,9 +413,7 @@ class Session:
 
                 self._system_cache = (key, assemble_system_prompt(self.agent, names, cwd=self.cwd))
             base = self._system_cache[1]
-        if not self.stack.retrievers:
-            return base
-        return base + await self._retrieved(ctx)
+        return base
 
     async def _retrieved(self, ctx: RunContext) -> str:
         entries = await self.stack.store.context(self.id)
@@ -424,11 +424,7 @@ class Session:
         found = await asyncio.gather(
             *(r.retrieve(query, ctx=ctx, budget_tokens=budget) for r in self.stack.retrievers)
         )
-        snippets = [s for group in found for s in group]
-        if not snippets:
-            return ""
-        body = "\n\n".join(f"[{s.source}]\n{s.text}" if s.source else s.text for s in snippets)
-        return f"\n\n# Relevant context\n\n{body}"
+        return render_snippets([s for group in found for s in group])
 
     async def _drop_stale_notifications(self, ctx: RunContext) -> None:
         hooks = self.stack.hooks
