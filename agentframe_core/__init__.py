@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .agent import AgentDefinition, Backoff
     from .agents.catalog import AgentCatalog, find_agents
+    from .agents.frontmatter import Frontmatter, split_frontmatter
     from .agents.skills import Skill, find_skill
     from .compaction import CompactionReport
     from .config import (
@@ -106,6 +107,7 @@ _LAZY = {
     "find_agents": ".agents.catalog",
     "find_config_file": ".config",
     "find_skill": ".agents.skills",
+    "Frontmatter": ".agents.frontmatter",
     "FunctionTool": ".functions",
     "FunctionToolset": ".functions",
     "head_tail": ".render",
@@ -133,6 +135,7 @@ _LAZY = {
     "SearchableStore": ".protocols",
     "Session": ".session",
     "session_title": ".model",
+    "split_frontmatter": ".agents.frontmatter",
     "SessionInfo": ".model",
     "sessions_to_prune": ".retention",
     "Skill": ".agents.skills",
@@ -188,6 +191,7 @@ __all__ = [
     "Entry",
     "EntryKind",
     "ExportableStore",
+    "Frontmatter",
     "FunctionTool",
     "FunctionToolset",
     "Kind",
@@ -239,6 +243,7 @@ __all__ = [
     "run",
     "session_title",
     "sessions_to_prune",
+    "split_frontmatter",
     "strip_fence",
     "textualize",
     "tool",
