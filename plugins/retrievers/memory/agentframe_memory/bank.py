@@ -170,7 +170,7 @@ class MemoryBank:
 
     def files(self) -> list[Path]:
         """Every candidate memory file of this scope (regular category folders, *.md)."""
-        found = []
+        found: list[Path] = []
         if not self.folder.is_dir():
             return found
         for category in sorted(self.folder.iterdir()):

@@ -6,13 +6,14 @@ tools), else the defaults; `--scope` overrides the scope.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
 
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app, warn
 
-from .options import MemoryOptions
+from .options import SCOPE_PATTERN, MemoryOptions
 
 NAME = "memory-bm25"
 
@@ -21,15 +22,17 @@ def _options(app: App, scope: str | None) -> MemoryOptions:
     config = app.config()
     options = next((p.options for p in [*config.retrievers, *config.tools] if p.name == NAME), None)
     options = options if isinstance(options, MemoryOptions) else MemoryOptions()
-    return options.model_copy(update={"scope": scope}) if scope else options
+    if not scope:
+        return options
+    if not re.match(SCOPE_PATTERN, scope):
+        raise click.BadParameter(f"{scope!r} is not a scope name (letters, digits, . _ -)")
+    return options.model_copy(update={"scope": scope})
 
 
 def _bank(app: App, scope: str | None) -> Any:
     from .retriever import open_bank
 
-    options = _options(app, scope)
-    MemoryOptions.model_validate(options.model_dump())  # a --scope must be a folder name
-    return open_bank(options)
+    return open_bank(_options(app, scope))
 
 
 def _report_problems(bank: Any) -> None:

@@ -120,7 +120,7 @@ def _read_text(path: Path, max_bytes: int) -> str:
 
 
 def render_memory(memory: Memory) -> str:
-    header = {"title": memory.title, "tags": list(memory.tags)}
+    header: dict[str, object] = {"title": memory.title, "tags": list(memory.tags)}
     if memory.created:
         header["created"] = memory.created
     if memory.updated:

@@ -8,7 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, field_validator
 
-__all__ = ["MemoryOptions", "default_root"]
+__all__ = ["SCOPE_PATTERN", "MemoryOptions", "default_root"]
+
+SCOPE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
 def default_root() -> Path:
@@ -28,7 +30,7 @@ class MemoryOptions(BaseModel):
     )
     scope: str = Field(
         default="user",
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+        pattern=SCOPE_PATTERN,
         description="Whose memories: `user`, or a project or agent name (one folder each).",
     )
     mode: Literal["bm25", "hybrid"] = Field(

@@ -6,10 +6,25 @@ import pytest
 from agentframe_memory.bank import MemoryBank
 
 FACTS = [
-    ("Favourite editor", "The user edits code in Neovim with the LazyVim setup.", "preferences", ("editor",)),
-    ("Deploy target", "Production runs on a Hetzner server in Falkenstein.\nDeploys go through Ansible.", "project", ("ops",)),
+    (
+        "Favourite editor",
+        "The user edits code in Neovim with the LazyVim setup.",
+        "preferences",
+        ("editor",),
+    ),
+    (
+        "Deploy target",
+        "Production runs on a Hetzner server in Falkenstein.\nDeploys go through Ansible.",
+        "project",
+        ("ops",),
+    ),
     ("Coffee order", "The user drinks a flat white with oat milk, no sugar.", "personal", ()),
-    ("Test command", "Run the suite with `pytest -x -q`; the slow tests need the llama server.", "project", ("testing",)),
+    (
+        "Test command",
+        "Run the suite with `pytest -x -q`; the slow tests need the llama server.",
+        "project",
+        ("testing",),
+    ),
     ("Release day", "Releases are cut on Thursdays after the team sync.", "project", ("process",)),
 ]
 

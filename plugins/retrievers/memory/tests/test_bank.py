@@ -51,7 +51,9 @@ def test_a_near_duplicate_updates_instead_of_adding(bank: MemoryBank) -> None:
         "Editor of choice", "The user now edits code in Helix.", "preferences", ()
     )
     assert not new and len(bank) == before
-    assert read_memory(bank.path_of(memory.id), 10_000).content == "The user now edits code in Helix."
+    assert (
+        read_memory(bank.path_of(memory.id), 10_000).content == "The user now edits code in Helix."
+    )
     _, new = bank.remember("Editor of choice", "Unrelated text entirely.", "other", ())
     assert new  # another category is never a duplicate
 
@@ -83,7 +85,13 @@ def test_hostile_files_are_skipped_and_reported(bank: MemoryBank) -> None:
     stats = bank.reindex()
     problems = {Path(p).name: why for p, why in bank.problems.items()}
     assert set(problems) == {
-        "huge.md", "binary.md", "latin1.md", "badyaml.md", "notitle.md", "nofront.md", "fifo.md"
+        "huge.md",
+        "binary.md",
+        "latin1.md",
+        "badyaml.md",
+        "notitle.md",
+        "nofront.md",
+        "fifo.md",
     }
     assert "cap" in problems["huge.md"] and "NUL" in problems["binary.md"]
     assert "line 2" in problems["badyaml.md"] or ":2:" in problems["badyaml.md"]

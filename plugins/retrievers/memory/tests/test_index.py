@@ -9,7 +9,20 @@ import pytest
 from agentframe_memory.analyzer import Analyzer
 from agentframe_memory.inverted import InvertedIndex
 
-WORDS = "apple pear config editor neovim python class method server deploy backup cluster".split()
+WORDS = [
+    "apple",
+    "pear",
+    "config",
+    "editor",
+    "neovim",
+    "python",
+    "class",
+    "method",
+    "server",
+    "deploy",
+    "backup",
+    "cluster",
+]
 
 
 def corpus(n: int, seed: int) -> list[str]:
