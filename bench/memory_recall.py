@@ -1,0 +1,153 @@
+"""Retrieval quality of memory-bm25 against bm25s and rank_bm25, on one labelled set.
+
+The set (bench/data/memory_recall.json, made by bench/make_memory_data.py): 1,179 memories
+cut from Python's reference documentation and 100 queries reworded from one of their
+sentences. Reported, best first: recall@5 (the target is in the top 5) and MRR (1/rank of the
+target, 0 beyond the top 100), for
+
+- memory-bm25: the plugin's own bank (files written, index built by opening the bank);
+- bm25s: `bm25s.BM25` built over the same terms, from scratch;
+- rank_bm25 (BM25Okapi) over the same terms, and over lowercased whitespace tokens (how
+  most projects that use it tokenise).
+
+With `--select`, stage 2 runs too, with the real default model (llama-server and SmolLM2):
+the recall@5 of what the model picked from the top 8. Needs the llamacpp plugin and its
+server; slow (one model call per query).
+
+    python bench/memory_recall.py [--select]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import bm25s
+import numpy as np
+from agentframe_memory.analyzer import Analyzer
+from agentframe_memory.bank import MemoryBank
+from agentframe_memory.files import Memory, write_memory
+from rank_bm25 import BM25Okapi
+
+DATA = Path(__file__).with_name("data") / "memory_recall.json"
+DEPTH = 100
+
+Ranker = Callable[[str], list[str]]
+
+
+def metrics(rank: Ranker, queries: list[dict[str, str]]) -> tuple[float, float]:
+    hits = mrr = 0.0
+    for q in queries:
+        ranked = rank(q["query"])[:DEPTH]
+        if q["target"] in ranked[:5]:
+            hits += 1
+        if q["target"] in ranked:
+            mrr += 1 / (ranked.index(q["target"]) + 1)
+    return hits / len(queries), mrr / len(queries)
+
+
+def plugin_bank(
+    folder: Path, memories: list[dict[str, object]]
+) -> tuple[MemoryBank, dict[str, str]]:
+    """The plugin's bank over the set; returns it and memory id -> label."""
+    label = {}
+    for m in memories:
+        slug = str(m["id"]).lower().replace("_", "-")
+        path = folder / "docs" / f"{slug}.md"
+        write_memory(
+            path, Memory(f"docs/{slug}", str(m["title"]), str(m["content"]), tuple(m["tags"]))
+        )  # type: ignore[arg-type]
+        label[f"docs/{path.stem}"] = str(m["id"])
+    bank = MemoryBank(folder)
+    bank.open()
+    return bank, label
+
+
+def text_of(m: dict[str, object]) -> str:
+    return Memory("x/y", str(m["title"]), str(m["content"]), tuple(m["tags"])).indexed_text()  # type: ignore[arg-type]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--select", action="store_true", help="also stage 2 with the real model")
+    args = parser.parse_args()
+    data = json.loads(DATA.read_text())
+    memories, queries = data["memories"], data["queries"]
+    ids = [str(m["id"]) for m in memories]
+    analyzer = Analyzer()
+    corpus_terms = [analyzer.terms(text_of(m)) for m in memories]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bank, label = plugin_bank(Path(tmp) / "user", memories)
+        rows: list[tuple[str, Ranker]] = [
+            ("memory-bm25 (the plugin)", lambda q: [label[i] for i, _ in bank.search(q, DEPTH)])
+        ]
+        native = bm25s.BM25()
+        native.index(corpus_terms, show_progress=False)
+
+        def bm25s_rank(q: str) -> list[str]:
+            terms = analyzer.terms(q) or ["\x00"]
+            found, _ = native.retrieve([terms], k=DEPTH, show_progress=False)
+            return [ids[i] for i in found[0]]
+
+        rows.append(("bm25s (same terms, built from scratch)", bm25s_rank))
+        okapi = BM25Okapi(corpus_terms)
+        rows.append(("rank_bm25 BM25Okapi (same terms)", ranker(okapi, analyzer.terms, ids)))
+        plain = BM25Okapi([text_of(m).lower().split() for m in memories])
+        rows.append(("rank_bm25 BM25Okapi (lowercase split)", ranker(plain, str.split, ids, True)))
+
+        print(f"{len(memories)} memories, {len(queries)} queries ({data['source']})\n")
+        print(f"{'retriever':44} {'recall@5':>9} {'MRR':>7}")
+        for name, rank in rows:
+            recall, mrr = metrics(rank, queries)
+            print(f"{name:44} {recall:9.3f} {mrr:7.3f}")
+        if args.select:
+            print(
+                f"{'memory-bm25 + stage 2 (SmolLM2 picks from top 8)':44} "
+                f"{asyncio.run(stage2(bank, label, queries)):9.3f}"
+            )
+        bank.close()
+
+
+def ranker(
+    model: BM25Okapi, split: Callable[[str], list[str]], ids: list[str], lower: bool = False
+) -> Ranker:
+    def rank(q: str) -> list[str]:
+        scores = model.get_scores(split(q.lower() if lower else q))
+        return [ids[i] for i in np.argsort(-scores, kind="stable")[:DEPTH]]
+
+    return rank
+
+
+async def stage2(bank: MemoryBank, label: dict[str, str], queries: list[dict[str, str]]) -> float:
+    """Recall@5 of the memories the real model selects among the BM25 top 8."""
+    from agentframe_llamacpp import LlamaCppAdapter
+    from agentframe_llamacpp.testing import options_for_tests
+    from agentframe_memory.select import selected
+
+    from agentframe_core import RunContext, Stack
+    from agentframe_core.memory import MemoryStore
+    from agentframe_core.verbatim import VerbatimBuilder
+
+    adapter = LlamaCppAdapter(options_for_tests())  # starts llama-server; aclose stops it
+    ctx = RunContext(
+        "bench", Stack(adapter=adapter, store=MemoryStore(), context=VerbatimBuilder())
+    )
+    hits = 0
+    try:
+        for q in queries:
+            candidates = [bank.get(i) for i, _ in bank.search(q["query"], 8)]
+            chosen = await selected(q["query"], candidates, ctx, 5)
+            picked = [label[m.id] for m in (chosen if chosen is not None else candidates[:5])]
+            hits += q["target"] in picked
+    finally:
+        await adapter.aclose()
+    return hits / len(queries)
+
+
+if __name__ == "__main__":
+    main()
