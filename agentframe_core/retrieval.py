@@ -34,6 +34,8 @@ def place_retrieved(messages: list[Message], block: str) -> list[Message]:
         message = messages[index]
         if message.role == "user":
             content = f"{block}\n\n# Message\n\n{message.content}"
-            placed = Message("user", content, message.tool_calls, message.tool_call_id, message.name)
+            placed = Message(
+                "user", content, message.tool_calls, message.tool_call_id, message.name
+            )
             return [*messages[:index], placed, *messages[index + 1 :]]
     return [*messages, Message("user", block)]

@@ -20,7 +20,6 @@ import json
 import random
 import re
 from pathlib import Path
-
 from pydoc_data.topics import topics
 
 OUT = Path(__file__).with_name("data") / "memory_recall.json"
@@ -104,9 +103,60 @@ SYNONYMS = {
     "use": "employ",
 }
 STOP = set(
-    "a an the of to in is are be by for and or as that this it its with on at from "
-    "which when if then than not no can may must will also into such these those there "
-    "their they has have had was were been any all each other only".split()
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "is",
+        "are",
+        "be",
+        "by",
+        "for",
+        "and",
+        "or",
+        "as",
+        "that",
+        "this",
+        "it",
+        "its",
+        "with",
+        "on",
+        "at",
+        "from",
+        "which",
+        "when",
+        "if",
+        "then",
+        "than",
+        "not",
+        "no",
+        "can",
+        "may",
+        "must",
+        "will",
+        "also",
+        "into",
+        "such",
+        "these",
+        "those",
+        "there",
+        "their",
+        "they",
+        "has",
+        "have",
+        "had",
+        "was",
+        "were",
+        "been",
+        "any",
+        "all",
+        "each",
+        "other",
+        "only",
+    ]
 )
 
 
