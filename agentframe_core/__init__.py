@@ -15,7 +15,14 @@ if TYPE_CHECKING:
     from .agent import AgentDefinition, Backoff
     from .agents.catalog import AgentCatalog, find_agents
     from .agents.frontmatter import Frontmatter, split_frontmatter
-    from .agents.skills import Skill, find_skill
+    from .agents.skills import (
+        Skill,
+        SkillScan,
+        discover_skills,
+        find_skill,
+        skill_folders,
+        skill_resources,
+    )
     from .compaction import CompactionReport
     from .config import (
         Config,
@@ -107,6 +114,10 @@ _LAZY = {
     "find_agents": ".agents.catalog",
     "find_config_file": ".config",
     "find_skill": ".agents.skills",
+    "discover_skills": ".agents.skills",
+    "skill_folders": ".agents.skills",
+    "skill_resources": ".agents.skills",
+    "SkillScan": ".agents.skills",
     "Frontmatter": ".agents.frontmatter",
     "FunctionTool": ".functions",
     "FunctionToolset": ".functions",
@@ -212,6 +223,7 @@ __all__ = [
     "Session",
     "SessionInfo",
     "Skill",
+    "SkillScan",
     "Snippet",
     "Stack",
     "Store",
@@ -230,6 +242,7 @@ __all__ = [
     "assemble_system_prompt",
     "build_stack",
     "cache_dir",
+    "discover_skills",
     "find_agents",
     "find_config_file",
     "find_skill",
@@ -243,6 +256,8 @@ __all__ = [
     "run",
     "session_title",
     "sessions_to_prune",
+    "skill_folders",
+    "skill_resources",
     "split_frontmatter",
     "strip_fence",
     "textualize",
