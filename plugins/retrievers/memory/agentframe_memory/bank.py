@@ -258,7 +258,14 @@ class MemoryBank:
             if twin is not None:
                 merged = tuple(dict.fromkeys((*twin.tags, *tags)))
                 memory = Memory(
-                    twin.id, draft.title, draft.content, merged, twin.path, twin.created, stamp
+                    twin.id,
+                    draft.title,
+                    draft.content,
+                    merged,
+                    twin.path,
+                    twin.created,
+                    stamp,
+                    twin.extra,  # keys a user added by hand survive an update
                 )
             else:
                 path = self._free_path(category, slugify(draft.title))

@@ -58,6 +58,13 @@ def test_a_near_duplicate_updates_instead_of_adding(bank: MemoryBank) -> None:
     assert new  # another category is never a duplicate
 
 
+def test_an_update_keeps_keys_added_by_hand(bank: MemoryBank) -> None:
+    path = bank.folder / "personal" / "coffee-order.md"
+    path.write_text(path.read_text().replace("title:", "source: a chat\ntitle:", 1))
+    memory, new = bank.remember("Coffee order", "Now a cortado.", "personal")
+    assert not new and "source: a chat" in path.read_text() and memory.content == "Now a cortado."
+
+
 def test_hand_edited_and_hand_deleted_files_are_picked_up_on_open(bank: MemoryBank) -> None:
     bank.close()
     path = bank.folder / "personal" / "coffee-order.md"

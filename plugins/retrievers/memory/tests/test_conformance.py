@@ -19,9 +19,9 @@ class TestMemoryConformance(RetrieverConformance):
     ) -> MemoryRetriever:
         options = MemoryOptions(folder=tmp_path / "memory", select=request.param)
         bank = MemoryBank(options.scope_folder)
-        for title, content, category, tags in facts * 3:  # repeats: near-duplicates update
+        for title, content, category, tags in facts * 2:  # repeats: near-duplicates update
             bank.remember(title, content, category, tags)
-        for n in range(40):
+        for n in range(20):
             bank.remember(f"Server note {n}", f"Server {n} runs service {n * 7}.", "servers", ())
         bank.close()
         return MemoryRetriever(options)
