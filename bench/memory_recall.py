@@ -141,10 +141,11 @@ async def stage2(
     if model is None:
         adapter = ScriptedAdapter([], json_schema=True)
     else:
-        from agentframe_llamacpp import LlamaCppAdapter
+        from agentframe_llamacpp import LlamaCppAdapter, LlamaRuntime
         from agentframe_llamacpp.testing import options_for_tests
 
-        adapter = LlamaCppAdapter(options_for_tests())  # starts llama-server; aclose stops it
+        runtime = LlamaRuntime(options_for_tests(), state_dir=bank.folder.parent / "llama")
+        adapter = LlamaCppAdapter(runtime.options, runtime)
     ctx = RunContext(
         "bench", Stack(adapter=adapter, store=MemoryStore(), context=VerbatimBuilder())
     )
@@ -160,9 +161,9 @@ async def stage2(
             picked = [label[m.id] for m in (chosen if chosen is not None else candidates[:5])]
             hits += q["target"] in picked
     finally:
-        close = getattr(adapter, "aclose", None)
-        if close is not None:
-            await close()
+        if model is not None:
+            await adapter.aclose()
+            await adapter.runtime.astop_owned()
     return hits / len(queries)
 
 

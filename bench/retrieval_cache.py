@@ -18,7 +18,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from agentframe_llamacpp import LlamaCppAdapter
+from agentframe_llamacpp import LlamaCppAdapter, LlamaRuntime
 from agentframe_llamacpp.testing import options_for_tests
 from agentframe_memory.bank import MemoryBank
 from agentframe_memory.options import MemoryOptions
@@ -43,7 +43,11 @@ def before(messages: list[Message], block: str) -> list[Message]:
 
 async def session(folder: Path, queries: list[str], placement: str) -> tuple[int, int]:
     loop.place_retrieved = before if placement == "before" else AFTER  # type: ignore[assignment]
-    adapter = LlamaCppAdapter(options_for_tests(max_tokens=32))
+    # a server of its own (fresh KV cache, state outside the user's cache), stopped after
+    runtime = LlamaRuntime(
+        options_for_tests(max_tokens=32), state_dir=folder / f"llama-{placement}"
+    )
+    adapter = LlamaCppAdapter(runtime.options, runtime)
     options = MemoryOptions(folder=folder, select=False)
     stack = Stack(
         adapter=adapter,
@@ -61,6 +65,7 @@ async def session(folder: Path, queries: list[str], placement: str) -> tuple[int
             cached += result.usage.cached_tokens
     finally:
         await stack.aclose()
+        await runtime.astop_owned()
         loop.place_retrieved = AFTER
     return prompt, cached
 
