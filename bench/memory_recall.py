@@ -76,6 +76,7 @@ def text_of(m: dict[str, object]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--select", action="store_true", help="also stage 2 with the real model")
+    parser.add_argument("--select-queries", type=int, default=100, help="of them, with --select")
     args = parser.parse_args()
     data = json.loads(DATA.read_text())
     memories, queries = data["memories"], data["queries"]
@@ -110,8 +111,9 @@ def main() -> None:
         oracle = asyncio.run(stage2(bank, label, queries, None))
         print(f"{'+ stage 2, scripted oracle (ceiling)':44} {oracle:9.3f}")
         if args.select:
-            real = asyncio.run(stage2(bank, label, queries, "llama"))
-            print(f"{'+ stage 2, SmolLM2 picks from the top 8':44} {real:9.3f}")
+            few = queries[: args.select_queries]
+            real = asyncio.run(stage2(bank, label, few, "llama"))
+            print(f"{f'+ stage 2, SmolLM2 picks from the top 8 ({len(few)} q)':44} {real:9.3f}")
         bank.close()
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import tempfile
 from pathlib import Path
 
@@ -45,7 +46,7 @@ async def session(folder: Path, queries: list[str], placement: str) -> tuple[int
     loop.place_retrieved = before if placement == "before" else AFTER  # type: ignore[assignment]
     # a server of its own (fresh KV cache, state outside the user's cache), stopped after
     runtime = LlamaRuntime(
-        options_for_tests(max_tokens=32), state_dir=folder / f"llama-{placement}"
+        options_for_tests(max_tokens=32, timeout=1800), state_dir=folder / f"llama-{placement}"
     )
     adapter = LlamaCppAdapter(runtime.options, runtime)
     options = MemoryOptions(folder=folder, select=False)
@@ -63,6 +64,8 @@ async def session(folder: Path, queries: list[str], placement: str) -> tuple[int
             result = await s.run(query)
             prompt += result.usage.prompt_tokens
             cached += result.usage.cached_tokens
+            usage = result.usage
+            print(f"  {placement} {usage.prompt_tokens} {usage.cached_tokens}", file=sys.stderr)
     finally:
         await stack.aclose()
         await runtime.astop_owned()
