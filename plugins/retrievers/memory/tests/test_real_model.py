@@ -12,9 +12,7 @@ from agentframe_memory.options import MemoryOptions
 from agentframe_memory.retriever import MemoryRetriever
 from agentframe_memory.tools import MemoryTools
 
-from agentframe_core import Session, Stack
-from agentframe_core.memory import MemoryStore
-from agentframe_core.verbatim import VerbatimBuilder
+from agentframe_core import MemoryStore, Session, Stack, VerbatimBuilder
 
 llamacpp = pytest.importorskip("agentframe_llamacpp")
 

@@ -14,10 +14,8 @@ from agentframe_memory.budget import cut_at_line, render
 from agentframe_memory.options import MemoryOptions
 from agentframe_memory.retriever import MemoryRetriever
 
-from agentframe_core import RunContext, Stack
-from agentframe_core.memory import MemoryStore
+from agentframe_core import MemoryStore, RunContext, Stack, VerbatimBuilder
 from agentframe_core.testing import ScriptedAdapter
-from agentframe_core.verbatim import VerbatimBuilder
 
 
 def context(adapter: object) -> RunContext:

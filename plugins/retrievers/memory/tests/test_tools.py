@@ -9,10 +9,8 @@ from agentframe_memory.options import MemoryOptions
 from agentframe_memory.retriever import MemoryRetriever
 from agentframe_memory.tools import MemoryTools
 
-from agentframe_core import AgentDefinition, Session, Stack
-from agentframe_core.memory import MemoryStore
+from agentframe_core import AgentDefinition, MemoryStore, Session, Stack, VerbatimBuilder
 from agentframe_core.testing import ScriptedAdapter
-from agentframe_core.verbatim import VerbatimBuilder
 
 REMEMBER = {
     "name": "remember",

@@ -13,11 +13,8 @@ from agentframe_skills.options import SkillsOptions
 from agentframe_skills.retriever import SkillsRetriever
 from agentframe_skills.tools import SkillTools
 
-from agentframe_core import Session, Stack, ToolCall
-from agentframe_core.memory import MemoryStore
+from agentframe_core import MemoryStore, RunContext, Session, Stack, ToolCall, VerbatimBuilder
 from agentframe_core.testing import RetrieverConformance, ScriptedAdapter, run_cli
-from agentframe_core.testing.conformance._stack import run_context
-from agentframe_core.verbatim import VerbatimBuilder
 
 SKILLS = Path(__file__).with_name("skills")
 NAMES = ["commit-messages", "csv-analysis", "pdf-forms", "release-notes", "webapp-testing"]
@@ -31,6 +28,12 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(SKILLS, root / ".claude" / "skills")
     monkeypatch.chdir(root)
     return root
+
+
+def run_context() -> RunContext:
+    return RunContext(
+        "s", Stack(adapter=ScriptedAdapter(), store=MemoryStore(), context=VerbatimBuilder())
+    )
 
 
 def skills_stack(replies: list, **options: object) -> Stack:

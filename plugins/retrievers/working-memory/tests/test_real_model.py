@@ -10,9 +10,7 @@ import pytest
 from agentframe_working_memory.options import WorkingMemoryOptions
 from agentframe_working_memory.retriever import TAG, WorkingMemoryRetriever, side_session
 
-from agentframe_core import Session, Stack
-from agentframe_core.memory import MemoryStore
-from agentframe_core.verbatim import VerbatimBuilder
+from agentframe_core import MemoryStore, Session, Stack, VerbatimBuilder
 
 llamacpp = pytest.importorskip("agentframe_llamacpp")
 

@@ -9,11 +9,17 @@ import pytest
 from agentframe_working_memory.options import WorkingMemoryOptions
 from agentframe_working_memory.retriever import TAG, WorkingMemoryRetriever, side_session
 
-from agentframe_core import Compaction, Entry, EntryKind, Session, Stack
-from agentframe_core.memory import MemoryStore
+from agentframe_core import (
+    Compaction,
+    Entry,
+    EntryKind,
+    MemoryStore,
+    RunContext,
+    Session,
+    Stack,
+    VerbatimBuilder,
+)
 from agentframe_core.testing import RetrieverConformance, ScriptedAdapter
-from agentframe_core.testing.conformance._stack import run_context
-from agentframe_core.verbatim import VerbatimBuilder
 
 NOTES = {"decisions": ["Use PostgreSQL 15"], "open_tasks": ["Write the migration"], "facts": []}
 
@@ -55,7 +61,7 @@ async def test_kept_across_compaction_and_a_new_retriever() -> None:
     await store.compact(session.id, Compaction(marker, frozenset(e.id for e in entries)))
     fresh = WorkingMemoryRetriever(WorkingMemoryOptions())
     s2 = stack([], store)  # no reply scripted: nothing new to summarise, no model call
-    found = await fresh.retrieve("and now?", ctx=run_context(s2, session.id), budget_tokens=200)
+    found = await fresh.retrieve("and now?", ctx=RunContext(session.id, s2), budget_tokens=200)
     assert found and "Use PostgreSQL 15" in found[0].text
 
 
