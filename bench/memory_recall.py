@@ -113,7 +113,9 @@ def main() -> None:
         if args.select:
             few = queries[: args.select_queries]
             real = asyncio.run(stage2(bank, label, few, "llama"))
+            alone, _ = metrics(rows[0][1], few)
             print(f"{f'+ stage 2, SmolLM2 picks from the top 8 ({len(few)} q)':44} {real:9.3f}")
+            print(f"{f'  (memory-bm25 alone on those {len(few)} queries)':44} {alone:9.3f}")
         bank.close()
 
 
