@@ -28,6 +28,9 @@ K1, B = 1.5, 0.75  # bm25s's defaults
 
 class InvertedIndex:
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self.ids: list[str] = []
         self.row_of: dict[str, int] = {}
         self._lengths = np.zeros(1024, dtype=np.float32)
@@ -114,6 +117,6 @@ class InvertedIndex:
 
     def _compact(self) -> None:
         live = [(self.ids[row], self._terms_of[row]) for row in sorted(self._terms_of)]
-        self.__init__()  # type: ignore[misc]
+        self._reset()
         for doc_id, counts in live:
             self.add(doc_id, counts)

@@ -51,3 +51,21 @@ def test_scores_equal_bm25s_after_adds_and_removes(seed: int) -> None:
         assert [s for _, s in got] == pytest.approx([s for _, s in expected], rel=1e-5)
         cutoff = expected[-1][1] + 1e-4  # below it, ties may be cut either way
         assert {d for d, s in got if s > cutoff} == {d for d, s in expected if s > cutoff}
+
+
+def test_compaction_after_many_removals_keeps_the_scores() -> None:
+    analyzer = Analyzer()
+    docs = corpus(3_000, 9)
+    index = InvertedIndex()
+    for i, text in enumerate(docs):
+        index.add(str(i), analyzer.counts(text))
+    for i in range(2_500):
+        index.remove(str(i))
+    assert len(index.ids) < 3_000  # dead rows were dropped
+    reference = bm25s.BM25()
+    reference.index([analyzer.terms(d) for d in docs[2_500:]], show_progress=False)
+    terms = analyzer.terms("neovim editor backup")
+    _, scores = reference.retrieve([terms], k=5, show_progress=False)
+    got = index.search(terms, 5)
+    assert [s for _, s in got] == pytest.approx([float(s) for s in scores[0]], rel=1e-5)
+    assert all(int(d) >= 2_500 for d, _ in got)
