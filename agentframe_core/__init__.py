@@ -15,10 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .agent import AgentDefinition, Backoff
-    from .agents.frontmatter import Frontmatter, read_frontmatter
+    from .agents.frontmatter import Frontmatter, read_frontmatter, split_frontmatter
     from .agents.loader import FolderLoader
     from .agents.parse import definition_from_frontmatter
-    from .agents.skills import Skill, find_skill
+    from .agents.skills import (
+        Skill,
+        SkillScan,
+        discover_skills,
+        find_skill,
+        skill_folders,
+        skill_resources,
+    )
     from .arguments import decode_arguments
     from .catalog import AgentCatalog, find_agents
     from .config import (
@@ -171,6 +178,11 @@ _LAZY = {
     "definition_from_frontmatter": ".agents.parse",
     "Skill": ".agents.skills",
     "find_skill": ".agents.skills",
+    "SkillScan": ".agents.skills",
+    "discover_skills": ".agents.skills",
+    "skill_folders": ".agents.skills",
+    "skill_resources": ".agents.skills",
+    "split_frontmatter": ".agents.frontmatter",
     "Outcome": ".session",
     "RunResult": ".session",
     "Session": ".session",
@@ -276,6 +288,11 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "definition_from_frontmatter",
     "Skill",
     "find_skill",
+    "SkillScan",
+    "discover_skills",
+    "skill_folders",
+    "skill_resources",
+    "split_frontmatter",
     "Outcome",
     "RunResult",
     "Session",

@@ -152,7 +152,7 @@ class ContextBuilder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Snippet:
-    """A piece of retrieved text, placed in the system prompt."""
+    """A piece of retrieved text, placed beside the latest user message (`retrieval`)."""
 
     text: str
     source: str = ""

@@ -32,7 +32,7 @@ from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from .protocols import ExportableStore, RunContext, Stack, Store
 from .render import DROPPED_NOTIFICATIONS
 from .reports import CompactionReport, RetrievalReport
-from .retrieval import retrieved_context
+from .retrieval import place_retrieved, retrieved_context
 from .toolbox import Toolbox, ToolCallRecord, _Validators
 from .tools import ToolResult
 
@@ -100,6 +100,8 @@ class _Run:
     toolbox: Toolbox
     calling: ToolCalling
     system: str
+    #: Retrieved snippets, placed in front of the latest user message of every request.
+    retrieved: str
     max_turns: int
     result: RunResult
     repeats: RepeatGuard
@@ -186,12 +188,14 @@ class Session:
         agent, limits = self.agent, self.stack.limits
         toolbox = await Toolbox.collect(self.stack.tools, ctx, self._validators)
         calling = tool_calling(self.stack.adapter.capabilities, toolbox.specs)
-        system = calling.system_prompt(await self._system_prompt(toolbox, ctx))
+        system = calling.system_prompt(await self._system_prompt(toolbox))
+        retrieved = await self._retrieved(ctx) if self.stack.retrievers else ""
         return _Run(
             ctx=ctx,
             toolbox=toolbox,
             calling=calling,
             system=system,
+            retrieved=retrieved,
             max_turns=(agent.max_turns if agent else None) or limits.max_turns,
             result=RunResult(self.id, Outcome.COMPLETED, "", 0, claimed=claimed),
             repeats=RepeatGuard(limits.max_repeats),
@@ -238,7 +242,8 @@ class Session:
     async def _context(self, run: _Run) -> list[Message]:
         """The session as the model will read it: built, tool names on the wire, and
         flattened to text where tools are text."""
-        messages = await self.stack.context.build(run.ctx, run.system)
+        built = await self.stack.context.build(run.ctx, run.system)
+        messages = place_retrieved(built, run.retrieved)
         if run.toolbox.renames:
             messages = run.toolbox.to_wire(messages)
         return run.calling.wire_messages(messages)
@@ -415,20 +420,16 @@ class Session:
             raise
         return [records[call.id] for call in calls]
 
-    async def _system_prompt(self, toolbox: Toolbox, ctx: RunContext) -> str:
+    async def _system_prompt(self, toolbox: Toolbox) -> str:
         if self._system is not None:
-            base = self._system
-        else:
-            names = toolbox.visible_names()
-            key = tuple(sorted(names.items()))
-            if self._system_cache is None or self._system_cache[0] != key:
-                from .prompt import assemble_system_prompt
+            return self._system
+        names = toolbox.visible_names()
+        key = tuple(sorted(names.items()))
+        if self._system_cache is None or self._system_cache[0] != key:
+            from .prompt import assemble_system_prompt
 
-                self._system_cache = (key, assemble_system_prompt(self.agent, names, cwd=self.cwd))
-            base = self._system_cache[1]
-        if not self.stack.retrievers:
-            return base
-        return base + await self._retrieved(ctx)
+            self._system_cache = (key, assemble_system_prompt(self.agent, names, cwd=self.cwd))
+        return self._system_cache[1]
 
     async def _retrieved(self, ctx: RunContext) -> str:
         entries = await self.stack.store.context(self.id)

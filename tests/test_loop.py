@@ -344,7 +344,7 @@ async def test_tool_gets_run_context(make_stack):
     assert "ctx" not in json.dumps(stack.adapter.requests[0].tools[0].parameters)
 
 
-async def test_retrieved_snippets_reach_the_system_prompt_within_budget(make_stack):
+async def test_retrieved_snippets_sit_beside_the_latest_user_message(make_stack):
     from agentframe_core import Snippet
 
     class Notes:
@@ -355,13 +355,21 @@ async def test_retrieved_snippets_reach_the_system_prompt_within_budget(make_sta
             self.queries.append((query, budget_tokens))
             return [Snippet("the door code is 4711", "notes.md", 1.0)]
 
-    stack = make_stack(["4711"], retrieval_budget_tokens=300)
+    stack = make_stack(["4711", "still 4711"], retrieval_budget_tokens=300)
     notes = Notes()
     stack.retrievers = [notes]
-    result = await Session(stack).run("what is the door code?")
-    assert notes.queries == [("what is the door code?", 300)]
-    system = stack.adapter.requests[0].messages[0].content
-    assert "# Relevant context" in system and "[notes.md]\nthe door code is 4711" in system
+    session = Session(stack)
+    result = await session.run("what is the door code?")
+    await session.run("and again?")
+    assert notes.queries == [("what is the door code?", 300), ("and again?", 300)]
+    first, second = (r.messages for r in stack.adapter.requests)
+    assert first[0] == second[0] and "Relevant context" not in first[0].content
+    assert first[-1].role == "user" and first[-1].content.endswith("what is the door code?")
+    assert "# Relevant context" in first[-1].content
+    assert "[notes.md]\nthe door code is 4711" in first[-1].content
+    # the earlier question is sent again as it was asked: the cached prefix stays the same
+    assert second[1].content == "what is the door code?"
+    assert second[-1].content.endswith("and again?") and "4711" in second[-1].content
     (report,) = result_json(result)["retrievals"]  # what `run --json` shows
     assert report["retriever"] == "Notes" and report["query"] == "what is the door code?"
     assert (report["snippets"], report["chars"], report["sources"]) == (1, 21, ["notes.md"])
@@ -378,7 +386,7 @@ async def test_a_retriever_that_finds_nothing_is_still_reported(make_stack, capl
     with caplog.at_level("INFO", logger="agentframe.retrieval"):
         result = await Session(stack).run("anything?")
     assert [(r.retriever, r.snippets) for r in result.retrievals] == [("Empty", 0)]
-    assert "# Relevant context" not in stack.adapter.requests[0].messages[0].content
+    assert all("# Relevant context" not in m.content for m in stack.adapter.requests[0].messages)
     assert "retriever Empty: 0 snippet(s), 0 chars" in caplog.text
 
 

@@ -122,7 +122,7 @@ async def test_earlier_results_are_searchable(
 
 
 async def test_the_meta_tools_load_through_the_functions_dispatcher() -> None:
-    from agentframe_core.builtins import FunctionsOptions, _functions
+    from agentframe_core.bundled import FunctionsOptions, _functions
 
     refs = [f"agentframe_core.metatools:{t.spec.name}" for t in META]
     toolset = _functions(FunctionsOptions.model_validate({"import": refs}))
