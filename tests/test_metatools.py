@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from stacks import call
 
+from agentframe_core.cli.run import result_json
 from agentframe_core.functions import FunctionToolset, tool
 from agentframe_core.metatools import load_tool_result, report_inability, search_tool_results
 from agentframe_core.session import Outcome, Session
@@ -43,7 +44,7 @@ async def test_report_inability_ends_the_run_with_the_reason(
     result = await Session(stack).run("Book me a flight to Oslo.")
     assert result.outcome is Outcome.UNABLE
     assert result.reply == "I have no tool that books flights."
-    assert result.turns == 1 and result.to_json()["outcome"] == "unable"
+    assert result.turns == 1 and result_json(result)["outcome"] == "unable"
     stored = await stack.store.context(result.session_id)
     assert stored[-1].meta["outcome"] == "unable"
 

@@ -25,6 +25,7 @@ _KITS = {
     "ADD_TOOL": ".conformance.adapter",
     "ANSWER_SCHEMA": ".conformance.adapter",
     "AgentLayout": ".conformance.agents",
+    "check_well_formed": ".conformance.context",
 }
 
 __all__ = [

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from agentframe_llamacpp import LlamaCppAdapter, LlamaRuntime
 
-from agentframe_core.llm import CompletionRequest
-from agentframe_core.model import Message
+from agentframe_core import CompletionRequest, Message
 
 
 async def test_the_window_is_the_servers_slot_context(llama_runtime: LlamaRuntime) -> None:

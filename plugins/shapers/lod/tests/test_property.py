@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from agentframe_core import Entry, EntryKind, MemoryStore, Message, Renderer
-from agentframe_core.testing.conformance.context import check_well_formed
+from agentframe_core.testing import check_well_formed
 
 sizes = st.integers(min_value=1, max_value=20_000)
 steps = st.one_of(
