@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         AgentLoader,
         ContextBuilder,
         ExportableStore,
+        LeasingStore,
         LLMAdapter,
         PrunableStore,
         Retriever,
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
     from .texttools import strip_fence, textualize
     from .toolbox import ToolCallRecord
     from .tools import Tool, ToolResult
+    from .turnlease import SessionDeletedError, TurnLeaseLostError
     from .verbatim import VerbatimBuilder
 
 __version__ = "0.1.0"
@@ -103,6 +105,9 @@ _LAZY = {
     "Entry": ".model",
     "EntryKind": ".model",
     "ExportableStore": ".protocols",
+    "LeasingStore": ".protocols",
+    "SessionDeletedError": ".turnlease",
+    "TurnLeaseLostError": ".turnlease",
     "find_agents": ".agents.catalog",
     "find_config_file": ".config",
     "find_skill": ".agents.skills",
@@ -192,6 +197,7 @@ __all__ = [
     "FunctionToolset",
     "Kind",
     "LLMAdapter",
+    "LeasingStore",
     "Limits",
     "MemoryStore",
     "Message",
@@ -206,6 +212,7 @@ __all__ = [
     "RunContext",
     "SearchableStore",
     "Session",
+    "SessionDeletedError",
     "SessionInfo",
     "Skill",
     "Snippet",
@@ -218,6 +225,7 @@ __all__ = [
     "ToolDispatcher",
     "ToolResult",
     "ToolSpec",
+    "TurnLeaseLostError",
     "TurnResult",
     "UnknownAgentError",
     "UnknownPartError",
