@@ -15,7 +15,7 @@ import json
 import logging
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -32,6 +32,7 @@ from .stack import Stack
 from .texttools import parse_reply, textualize, tools_prompt, union_schema
 from .toolbox import Toolbox, ToolCallRecord, _Validators
 from .tools import ToolResult
+from .turnlease import SessionDeletedError, hold_turn, new_holder, reply_to
 
 __all__ = ["Outcome", "Session", "TurnResult"]
 
@@ -62,6 +63,9 @@ class TurnResult:
     session_usage: Usage = field(default_factory=Usage)
     compactions: list[CompactionReport] = field(default_factory=list)
     claimed: int = 0
+    #: True when another run (another process) claimed and answered this run's message while
+    #: this one waited for the turn: `reply` is that turn's answer, and `turns` is 0.
+    coalesced: bool = False
     _last_usage: Usage = field(default_factory=Usage, repr=False)
     _last_messages: list[Message] = field(default_factory=list, repr=False)
 
@@ -138,6 +142,7 @@ class Session:
         self._system_cache: tuple[tuple[tuple[str, str], ...], str] | None = None
         self._validators = _Validators()
         self._session_usage: Usage | None = None
+        self._turn_task: asyncio.Task[Any] | None = None
 
     # -- input -------------------------------------------------------------------------------
 
@@ -158,9 +163,15 @@ class Session:
         on_token: TokenCallback | None = None,
         on_tool: ToolCallback | None = None,
     ) -> TurnResult:
-        """Send one user message and answer it (and whatever else was queued)."""
-        await self.send(prompt)
-        return await self.turn(on_token=on_token, on_tool=on_tool)
+        """Send one user message and answer it (and whatever else was queued), or report the
+        answer of the concurrent turn that claimed it while this run waited for the turn."""
+        message = await self.send(prompt)
+        async with self._turn_lease():
+            claimed = await self.stack.store.claim_pending(self.id, now_ns())
+            answered = await self._answered_elsewhere(message)
+            if answered is not None:
+                return answered
+            return await self._turn(on_token, on_tool, claimed)
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -170,9 +181,45 @@ class Session:
         on_token: TokenCallback | None = None,
         on_tool: ToolCallback | None = None,
     ) -> TurnResult:
+        """Answer everything pending, holding the session's turn lease while it runs."""
+        async with self._turn_lease():
+            return await self._turn(on_token, on_tool)
+
+    @contextlib.asynccontextmanager
+    async def _turn_lease(self) -> AsyncIterator[None]:
+        """The session's turn lease (`turnlease`), taken once per task (`run` -> `turn`)."""
+        task = asyncio.current_task()
+        if task is not None and task is self._turn_task:
+            yield
+            return
+        ttl = self.stack.limits.turn_lease_seconds
+        async with hold_turn(self.stack.store, self.id, new_holder(), ttl):
+            self._turn_task = task
+            try:
+                yield
+            finally:
+                self._turn_task = None
+
+    async def _answered_elsewhere(self, message: Entry) -> TurnResult | None:
+        """With the lease held: the result to report if a concurrent turn (now ended) claimed
+        and answered `message`; None if this run must answer it."""
+        context = await self.stack.store.context(self.id)
+        reply = reply_to(context, message)
+        if reply is not None:
+            return TurnResult(self.id, Outcome.COMPLETED, reply, 0, coalesced=True)
+        if not context:  # neither visible nor pending any more: the session was deleted
+            raise SessionDeletedError(f"session {self.id!r} was deleted before its turn")
+        return None
+
+    async def _turn(
+        self,
+        on_token: TokenCallback | None,
+        on_tool: ToolCallback | None,
+        claimed_before: int = 0,
+    ) -> TurnResult:
         stack, agent = self.stack, self.agent
         store, limits = stack.store, stack.limits
-        claimed = await store.claim_pending(self.id, now_ns())
+        claimed = claimed_before + await store.claim_pending(self.id, now_ns())
         ctx = RunContext(self.id, stack, agent)
         await self._drop_stale_notifications(ctx)
         if self._session_usage is None:
