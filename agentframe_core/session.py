@@ -219,7 +219,12 @@ class Session:
     ) -> TurnResult:
         stack, agent = self.stack, self.agent
         store, limits = stack.store, stack.limits
-        claimed = claimed_before + await store.claim_pending(self.id, now_ns())
+        # What a model call produces (its reply, calls and their results) is stored at the
+        # boundary its request was built at: arrivals claimed at the next boundary (created
+        # while the model or tools were busy, so later) are then ordered after it, as the
+        # contract says (they join at the next model call, after the reply in flight).
+        boundary = now_ns()
+        claimed = claimed_before + await store.claim_pending(self.id, boundary)
         ctx = RunContext(self.id, stack, agent)
         await self._drop_stale_notifications(ctx)
         if self._session_usage is None:
@@ -247,7 +252,8 @@ class Session:
                 result.outcome = Outcome.MAX_TURNS
                 break
             if result.turns:  # what arrived while the model or a tool was busy joins now
-                result.claimed += await store.claim_pending(self.id, now_ns())
+                boundary = now_ns()
+                result.claimed += await store.claim_pending(self.id, boundary)
             messages = await stack.context.build(ctx, system)
             if toolbox.renames:
                 messages = toolbox.to_wire(messages)
@@ -276,7 +282,7 @@ class Session:
                         result.outcome, result.reply = Outcome.PARSE_ERRORS, content
                         break
                     parse_errors += 1
-                    await self._persist_reply(content, (), completion, tag="parse-error")
+                    await self._persist_reply(content, (), completion, boundary, tag="parse-error")
                     await store.append(
                         self.id,
                         _note(
@@ -292,7 +298,7 @@ class Session:
                 else:
                     content, calls = parsed.answer or "", ()
             calls = tuple(toolbox.to_canonical(c) for c in calls)
-            await self._persist_reply(content, calls, completion)
+            await self._persist_reply(content, calls, completion, boundary)
 
             if not calls:
                 result.reply = content
@@ -311,7 +317,7 @@ class Session:
                 result.outcome = Outcome.COMPLETED
                 break
 
-            records = await self._dispatch(calls, toolbox, ctx, on_tool)
+            records = await self._dispatch(calls, toolbox, ctx, on_tool, boundary)
             result.tool_calls.extend(records)
             called.update(r.call.name for r in records if not r.result.is_error)
             terminal = next(
@@ -376,8 +382,10 @@ class Session:
         content: str,
         calls: tuple[ToolCall, ...],
         completion: Completion,
+        boundary: int,
         tag: str | None = None,
     ) -> None:
+        """Store the reply and its calls at the boundary its request was built at."""
         store, usage = self.stack.store, completion.usage
         meta: dict[str, Any] = {}
         if usage.total_tokens:
@@ -387,7 +395,14 @@ class Session:
                 "cached_tokens": usage.cached_tokens,
             }
         await store.append(
-            self.id, Entry(kind=EntryKind.ASSISTANT, content=content, tag=tag, meta=meta)
+            self.id,
+            Entry(
+                kind=EntryKind.ASSISTANT,
+                content=content,
+                tag=tag,
+                meta=meta,
+                created_at=boundary,
+            ),
         )
         for call in calls:
             await store.append(
@@ -397,6 +412,7 @@ class Session:
                     content=json.dumps(call.arguments, ensure_ascii=False, default=str),
                     tool_call_id=call.id,
                     tool_name=call.name,
+                    created_at=boundary,
                 ),
             )
 
@@ -406,6 +422,7 @@ class Session:
         toolbox: Toolbox,
         ctx: RunContext,
         on_tool: ToolCallback | None,
+        boundary: int,
     ) -> list[ToolCallRecord]:
         """Run the calls of one reply (bounded concurrency), persisting each result as it
         lands. If the run is cancelled or anything fails, every call without a persisted
@@ -422,7 +439,7 @@ class Session:
                 async with gate:
                     record = await toolbox.execute(call, ctx, limits)
             records[call.id] = record
-            await store.append(self.id, _result_entry(record))
+            await store.append(self.id, _result_entry(record, boundary))
             persisted.add(call.id)
             if on_tool is not None:
                 try:
@@ -441,7 +458,7 @@ class Session:
             for call in calls:
                 if call.id not in persisted:
                     with contextlib.suppress(Exception):
-                        await store.append(self.id, _result_entry(_interrupted(call)))
+                        await store.append(self.id, _result_entry(_interrupted(call), boundary))
             if isinstance(error, BaseExceptionGroup):
                 raise _first(error) from error
             raise
@@ -539,7 +556,7 @@ def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return next((e for e in leaves if not isinstance(e, asyncio.CancelledError)), leaves[0])
 
 
-def _result_entry(record: ToolCallRecord) -> Entry:
+def _result_entry(record: ToolCallRecord, boundary: int) -> Entry:
     result = record.result
     meta: dict[str, Any] = {}
     if result.is_error:
@@ -557,6 +574,7 @@ def _result_entry(record: ToolCallRecord) -> Entry:
         tool_call_id=record.call.id,
         tool_name=record.call.name,
         meta=meta,
+        created_at=boundary,
     )
 
 
