@@ -88,6 +88,7 @@ class TurnResult:
             "outcome": self.outcome.value,
             "reply": self.reply,
             "turns": self.turns,
+            "coalesced": self.coalesced,
             "tool_calls": [
                 {
                     "id": r.call.id,

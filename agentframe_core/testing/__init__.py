@@ -20,6 +20,7 @@ _KITS = {
     "ToolDispatcherConformance": ".conformance.tools",
     "RetrieverConformance": ".conformance.retriever",
     "AgentLoaderConformance": ".conformance.agents",
+    "check_turns_well_formed": ".conformance.lease",
 }
 
 __all__ = [
