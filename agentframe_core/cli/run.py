@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
+import logging
+import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..errors import AgentframeError
 from .app import App, emit_json, pass_app, warn
 
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
     from ..session import Session, TurnResult
     from ..toolbox import ToolCallRecord
+
+log = logging.getLogger("agentframe.chat")
 
 
 def _agent(app: App, name: str | None, cwd: Path) -> AgentDefinition | None:
@@ -117,14 +124,8 @@ async def _repl(session: Session) -> None:
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     current: asyncio.Task[Any] | None = None
 
-    def read() -> None:  # a daemon thread, so a pending input() never blocks exit
-        while True:
-            try:
-                line = input()
-            except (EOFError, KeyboardInterrupt):
-                loop.call_soon_threadsafe(lines.put_nowait, None)
-                return
-            loop.call_soon_threadsafe(lines.put_nowait, line)
+    def put(line: str | None) -> None:
+        loop.call_soon_threadsafe(lines.put_nowait, line)
 
     def interrupt() -> None:
         if current is not None and not current.done():
@@ -134,7 +135,8 @@ async def _repl(session: Session) -> None:
 
     with contextlib.suppress(NotImplementedError):
         loop.add_signal_handler(signal.SIGINT, interrupt)
-    threading.Thread(target=read, daemon=True).start()
+    reader = _read_tty if sys.stdin.isatty() else _read_pipe
+    threading.Thread(target=reader, args=(put,), daemon=True).start()
     while True:
         click.secho("you> ", fg="green", bold=True, nl=False)
         line = await lines.get()
@@ -157,6 +159,65 @@ async def _repl(session: Session) -> None:
             click.echo()
             warn("turn cancelled")
             continue
+        except Exception as err:  # one failed turn is reported; the chat goes on
+            if _turn_failed(err, streamed):
+                return
+            continue
         finally:
             current = None
         _report(result, streamed)
+
+
+def _turn_failed(err: Exception, streamed: bool) -> bool:
+    """Report a failed turn (no traceback; -vv logs it); True if the chat must end."""
+    from ..turnlease import SessionDeletedError
+
+    if streamed:
+        click.echo()
+    log.debug("the turn failed", exc_info=err)
+    message = str(err) if isinstance(err, AgentframeError) else f"{type(err).__name__}: {err}"
+    click.secho(f"error: {message}", fg="red", err=True)
+    if isinstance(err, SessionDeletedError):
+        warn("the session was deleted: leaving the chat")
+        return True
+    return False
+
+
+def _read_tty(put: Callable[[str | None], None]) -> None:
+    """Lines typed at a terminal, with line editing (`input`)."""
+    while True:
+        try:
+            line = input()
+        except (EOFError, KeyboardInterrupt):
+            put(None)
+            return
+        put(line)
+
+
+def _read_pipe(put: Callable[[str | None], None]) -> None:
+    """Lines from a pipe or file, read from the descriptor itself: `sys.stdin`'s buffer is
+    never held by this daemon thread, so the interpreter can exit while it waits (reading
+    `sys.stdin` here crashed at exit: `_enter_buffered_busy`). Overlong lines are cut."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
+    while chunk := _read_chunk():
+        pending += decoder.decode(chunk)
+        *complete, pending = pending.split("\n")
+        for line in complete:
+            put(line[:_MAX_LINE])
+        pending = pending[: _MAX_LINE + 1]
+    pending += decoder.decode(b"", final=True)
+    if pending:
+        put(pending[:_MAX_LINE])
+    put(None)
+
+
+def _read_chunk() -> bytes:
+    try:
+        return os.read(sys.stdin.fileno(), 65536)
+    except OSError:
+        return b""
+
+
+#: Characters of one chat line; the rest of a longer line is dropped.
+_MAX_LINE = 1_000_000
