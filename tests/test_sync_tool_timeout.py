@@ -21,6 +21,9 @@ def nap(seconds: float, mark: str) -> str:
 '''
 
 
+ISOLATE = ", isolate: true"
+
+
 def _run(tmp_path: Path, isolate: bool, script: str | None = None) -> tuple[float, dict, Path]:
     (tmp_path / "napper.py").write_text(NAPPER)
     mark = tmp_path / "mark"
@@ -29,7 +32,7 @@ def _run(tmp_path: Path, isolate: bool, script: str | None = None) -> tuple[floa
         f"    - tool_calls: [{{name: nap, arguments: {{seconds: 10, mark: {mark}}}}}]\n"
         "    - done\n"
         f"store: {{use: jsonl, dir: {tmp_path}/s}}\n"
-        f"tools: [{{use: functions, import: ['napper:nap']{', isolate: true' if isolate else ''}}}]\n"
+        f"tools: [{{use: functions, import: ['napper:nap']{ISOLATE if isolate else ''}}}]\n"
         "limits: {tool_timeout: 1}\n"
     )
     env = {

@@ -121,7 +121,7 @@ def test_sessions_rm_during_a_chat_stops_its_turn_and_nothing_is_written(tmp_pat
             timeout=60,
         )
         assert rm.returncode == 0, rm.stderr
-        out, err = chat.communicate("are you there?\n", timeout=60)
+        _, err = chat.communicate("are you there?\n", timeout=60)
     finally:
         chat.kill()
     assert "was deleted" in err and "Traceback" not in err, err
