@@ -472,9 +472,9 @@ class Session:
             names = toolbox.visible_names()
             key = tuple(sorted(names.items()))
             if self._system_cache is None or self._system_cache[0] != key:
-                from .prompt import assemble_system_prompt
+                from .promptcache import cached_system_prompt
 
-                self._system_cache = (key, assemble_system_prompt(self.agent, names, cwd=self.cwd))
+                self._system_cache = (key, cached_system_prompt(self.agent, names, cwd=self.cwd))
             base = self._system_cache[1]
         if not self.stack.retrievers:
             return base
