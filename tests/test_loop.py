@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -107,12 +108,13 @@ async def test_raising_tool_becomes_a_safe_error(make_stack, caplog):
         """Raises."""
         raise RuntimeError("secret internals")
 
+    caplog.set_level(logging.DEBUG, logger="agentframe")
     stack = make_stack([call("boom"), "sorry"], [boom])
     result = await Session(stack).run("boom")
     content = result.tool_calls[0].result.content
     assert content == "tool boom failed: RuntimeError: secret internals"
     assert "Traceback" not in content
-    assert "Traceback" in caplog.text  # the stack trace goes to the log
+    assert "Traceback" in caplog.text  # the stack trace goes to the debug log (-vv)
 
 
 async def test_invalid_arguments_go_back_to_the_model(make_stack):
