@@ -172,7 +172,10 @@ class MemoryStore:
                 session.pending.append(record.entry)
             elif not record.subsumed:
                 session.show(record.entry)
-        self._sessions.pop(session_id, None)  # a restored session is the most recent one
+        if records:  # the session's own time, not the import's
+            stamps = [record.entry.created_at for record in records]
+            session.created_at, session.updated_at = min(stamps), max(stamps)
+        self._sessions.pop(session_id, None)
         self._sessions[session_id] = session
 
     async def prune(

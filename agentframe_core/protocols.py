@@ -102,7 +102,9 @@ class ExportableStore(Store, Protocol):
         ...
 
     async def restore(self, session_id: str, records: Sequence[StoredEntry]) -> None:
-        """Recreate a session from `history()` output, exactly."""
+        """Recreate a session from `history()` output, exactly. Its `SessionInfo` times are
+        its own: `created_at` of its first entry and `updated_at` of its last (by
+        `created_at`), so that an imported old session is old for `prune`."""
         ...
 
 

@@ -515,6 +515,23 @@ class StoreConformance(LeaseConformance):
         assert infos[copy].entries == 2
         assert await store.history(copy) == await store.history(source)
 
+    async def test_a_restored_session_keeps_its_own_time(self, store: Store) -> None:
+        """An imported session is as old as its entries, not as the import: `sessions()`
+        shows its first and last entry's time, and `prune --older-than` sees it."""
+        if not isinstance(store, ExportableStore):
+            pytest.skip("not an ExportableStore")
+        sid, day = _sid(), 86_400 * 10**9
+        old = now_ns() - 30 * day
+        records = [
+            StoredEntry(_entry(content="old question", created_at=old)),
+            StoredEntry(_entry(EntryKind.ASSISTANT, "old answer", created_at=old + 5)),
+        ]
+        await store.restore(sid, records)
+        [info] = [s for s in await store.sessions() if s.id == sid]
+        assert (info.created_at, info.updated_at) == (old, old + 5)
+        if isinstance(store, PrunableStore):
+            assert await store.prune(older_than=timedelta(days=1)) == [sid]
+
     # -- PrunableStore ------------------------------------------------------------------------
 
     async def test_prune_keep_last(self, store: Store) -> None:

@@ -309,10 +309,15 @@ class SqliteStore:
             seen.add(record.entry.id)
         rows = [(*_encode(r.entry), r.pending, r.subsumed) for r in records]
         title = next(filter(None, (session_title(r.entry) for r in records)), None)
+        stamps = [r.entry.created_at for r in records] or [now_ns()]
         with self._write() as db:
             _refuse_deleted(db, session_id)
             _drop(db, session_id)
             key = _touch(db, session_id, len(rows), title)
+            db.execute(  # the session's own time, not the import's
+                "UPDATE sessions SET created_at = ?, updated_at = ? WHERE key = ?",
+                (min(stamps), max(stamps), key),
+            )
             db.executemany(_INSERT_ENTRY, ((key, *row) for row in rows))
 
     # -- PrunableStore, and reclaiming space --------------------------------------------------
