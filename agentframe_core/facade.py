@@ -11,9 +11,11 @@ everything. Async code uses `Session` directly.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from .session import Session, TokenCallback, ToolCallback, TurnResult
+from .stack import Stack
 
 __all__ = ["run"]
 
@@ -28,9 +30,11 @@ def run(
     cwd: Path | None = None,
     on_token: TokenCallback | None = None,
     on_tool: ToolCallback | None = None,
+    on_new_session: Callable[[str], object] | None = None,
 ) -> TurnResult:
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
-    `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default)."""
+    `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default). `on_new_session` is
+    called with `session_id` when the store has no such session yet (a typo, or a new one)."""
     from .agents import find_agents
     from .config import find_config_file, load_config
     from .plugins import PluginHost
@@ -44,7 +48,14 @@ def run(
 
     async def go() -> TurnResult:
         async with stack:
+            if session_id is not None and on_new_session is not None:
+                await _tell_if_new(stack, session_id, on_new_session)
             session = Session(stack, session_id, agent=definition, cwd=where)
             return await session.run(prompt, on_token=on_token, on_tool=on_tool)
 
     return asyncio.run(go())
+
+
+async def _tell_if_new(stack: Stack, session_id: str, tell: Callable[[str], object]) -> None:
+    if all(info.id != session_id for info in await stack.store.sessions()):
+        tell(session_id)

@@ -10,14 +10,14 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import AgentframeError
-from .app import App, emit_json, pass_app, warn
+from .app import EXIT_CONFIG, EXIT_ERROR, App, emit_json, pass_app, warn
 
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from ..toolbox import ToolCallRecord
 
 log = logging.getLogger("agentframe.chat")
+
+#: Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
 
 
 def _agent(app: App, name: str | None, cwd: Path) -> AgentDefinition | None:
@@ -60,14 +63,23 @@ def _report(result: TurnResult, streamed: bool) -> None:
 @click.argument("prompt", nargs=-1, required=True)
 @click.option("--agent", "-a", "agent_name", metavar="NAME", help="Agent definition to use.")
 @click.option("--session", "-s", "session_id", metavar="ID", help="Continue this session.")
+@click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
 @pass_app
 def run(
-    app: App, prompt: tuple[str, ...], agent_name: str | None, session_id: str | None, as_json: bool
+    app: App,
+    prompt: tuple[str, ...],
+    agent_name: str | None,
+    session_id: str | None,
+    new: bool,
+    as_json: bool,
 ) -> None:
     """Answer PROMPT to completion, streaming tokens and showing each tool call.
 
-    Exits with 1 when the run stopped early (max turns, repetition, ...).
+    A --session the store does not hold is started, with a notice on stderr (a typo would
+    otherwise go unseen) unless --new says it is meant. With --json, errors are a JSON object
+    {"error": {"type", "message"}} too. Exits with 1 when the run failed or stopped early
+    (max turns, repetition, ...), 2 on a config error, 130 when interrupted (Ctrl-C).
     """
     from ..facade import run as run_prompt
     from ..session import Outcome
@@ -79,15 +91,21 @@ def run(
         streamed = True
         click.echo(token, nl=False)
 
-    result = run_prompt(
-        " ".join(prompt),
-        config=app.config_path(),
-        profile=app.profile,
-        agent=agent_name,
-        session_id=session_id,
-        on_token=None if as_json else on_token,
-        on_tool=None if as_json else _show_tool,
-    )
+    def on_new_session(sid: str) -> None:
+        if not new:
+            warn(f"no session {sid!r} in the store: starting it (pass --new if that is meant)")
+
+    with _json_errors(as_json):
+        result = run_prompt(
+            " ".join(prompt),
+            config=app.config_path(),
+            profile=app.profile,
+            agent=agent_name,
+            session_id=session_id,
+            on_token=None if as_json else on_token,
+            on_tool=None if as_json else _show_tool,
+            on_new_session=on_new_session,
+        )
     if as_json:
         emit_json(result.to_json())
     else:
@@ -95,6 +113,33 @@ def run(
         click.secho(f"session: {result.session_id}", dim=True, err=True)
     if result.outcome not in (Outcome.COMPLETED, Outcome.TERMINAL_TOOL):
         sys.exit(1)
+
+
+@contextlib.contextmanager
+def _json_errors(as_json: bool) -> Iterator[None]:
+    """Ctrl-C exits with 130 (and, with --json, a JSON error); with --json, a named error is
+    a JSON object on stdout rather than text."""
+    from ..errors import ConfigError
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        if as_json:
+            emit_json({"error": {"type": "interrupted", "message": "interrupted (Ctrl-C)"}})
+        else:
+            warn("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    except ConfigError as err:
+        if not as_json:
+            raise
+        issues = [str(issue) for issue in err.issues]
+        emit_json({"error": {"type": "config", "message": "; ".join(issues), "issues": issues}})
+        sys.exit(EXIT_CONFIG)
+    except AgentframeError as err:
+        if not as_json:
+            raise
+        emit_json({"error": {"type": type(err).__name__, "message": str(err)}})
+        sys.exit(EXIT_ERROR)
 
 
 @click.command()
