@@ -96,7 +96,11 @@ async def _keep(
     """Renew every third of the ttl; on loss, record why and cancel the turn."""
     while True:
         await asyncio.sleep(ttl / 3)
-        if await store.acquire_lease(session_id, holder, ttl):
+        try:
+            if await store.acquire_lease(session_id, holder, ttl):
+                continue
+        except Exception as err:  # a busy store: try again at the next period, within the ttl
+            log.warning("session %r: could not renew the turn lease: %s", session_id, err)
             continue
         deleted = await store.lease_revoked(session_id)
         lost.append(
