@@ -23,6 +23,8 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
 
 from .errors import AgentframeError
 from .model import Entry, EntryKind
@@ -50,6 +52,17 @@ def new_holder() -> str:
     return uuid.uuid4().hex
 
 
+@dataclass(slots=True)
+class _Holding:
+    """What the keeper and the body share: whether the body still runs, why the lease was
+    lost, and whether the keeper cancelled the body for it."""
+
+    task: asyncio.Task[Any] | None
+    running: bool = True
+    lost: AgentframeError | None = None
+    cancelled: bool = False
+
+
 @contextlib.asynccontextmanager
 async def hold_turn(store: Store, session_id: str, holder: str, ttl: float) -> AsyncIterator[None]:
     """Wait for the session's turn lease, keep it renewed while the body runs, release it.
@@ -61,21 +74,31 @@ async def hold_turn(store: Store, session_id: str, holder: str, ttl: float) -> A
         yield
         return
     await _acquire(store, session_id, holder, ttl)
-    lost: list[AgentframeError] = []
-    task = asyncio.current_task()
-    keeper = asyncio.create_task(_keep(store, session_id, holder, ttl, task, lost))
+    holding = _Holding(asyncio.current_task())
+    keeper = asyncio.create_task(_keep(store, session_id, holder, ttl, holding))
     try:
         yield
-    except asyncio.CancelledError:
-        if not lost or task is None or task.uncancel() > 0:
-            raise
-        raise lost[0] from None
+    except BaseException as error:
+        holding.running = False  # from here on the keeper cancels nothing
+        _raise_why_lost(holding, error)
+        raise
     finally:
+        holding.running = False
         keeper.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await keeper
         with contextlib.suppress(Exception):
             await asyncio.shield(store.release_lease(session_id, holder))
+
+
+def _raise_why_lost(holding: _Holding, error: BaseException) -> None:
+    """If the keeper cancelled the body, take its cancellation back and raise the reason
+    instead (unless someone else cancelled the task too)."""
+    if holding.lost is None or not holding.cancelled or holding.task is None:
+        return
+    if holding.task.uncancel() > 0 and isinstance(error, asyncio.CancelledError):
+        return  # also cancelled from outside: stay cancelled
+    raise holding.lost from None
 
 
 async def _acquire(store: LeasingStore, session_id: str, holder: str, ttl: float) -> None:
@@ -86,24 +109,20 @@ async def _acquire(store: LeasingStore, session_id: str, holder: str, ttl: float
 
 
 async def _keep(
-    store: LeasingStore,
-    session_id: str,
-    holder: str,
-    ttl: float,
-    task: asyncio.Task[object] | None,
-    lost: list[AgentframeError],
+    store: LeasingStore, session_id: str, holder: str, ttl: float, holding: _Holding
 ) -> None:
-    """Renew every third of the ttl; on loss, record why and cancel the turn."""
+    """Renew every third of the ttl; on loss, record why and cancel the body if it runs.
+    (The body is then suspended at an await, where the cancellation lands.)"""
     while True:
         await asyncio.sleep(ttl / 3)
         try:
             if await store.acquire_lease(session_id, holder, ttl):
                 continue
+            deleted = await store.lease_revoked(session_id)
         except Exception as err:  # a busy store: try again at the next period, within the ttl
             log.warning("session %r: could not renew the turn lease: %s", session_id, err)
             continue
-        deleted = await store.lease_revoked(session_id)
-        lost.append(
+        holding.lost = (
             SessionDeletedError(f"session {session_id!r} was deleted during this turn")
             if deleted
             else TurnLeaseLostError(
@@ -111,17 +130,25 @@ async def _keep(
                 "and another run took the turn"
             )
         )
-        log.warning("%s", lost[0])
-        if task is not None:
-            task.cancel()
+        log.warning("%s", holding.lost)
+        if holding.running and holding.task is not None:
+            holding.cancelled = True
+            holding.task.cancel()
         return
 
 
 def reply_to(context: list[Entry], message: Entry) -> str | None:
-    """The reply the session already gave to `message`: the last assistant text after it,
-    once the turn that claimed it has ended. None if it is unanswered (or not visible)."""
+    """The answer the session already gave to `message`: the first reply after it that ended
+    a model call's work (text, no tool calls, not a re-prompted malformed reply). Later turns
+    may have answered other messages since; theirs are not this one's. None if unanswered."""
     index = next((i for i, e in enumerate(context) if e.id == message.id), None)
     if index is None:
         return None
-    replies = [e for e in context[index + 1 :] if e.kind is EntryKind.ASSISTANT]
-    return replies[-1].content if replies else None
+    for position in range(index + 1, len(context)):
+        entry = context[position]
+        if entry.kind is not EntryKind.ASSISTANT or not entry.content or entry.tag:
+            continue
+        following = context[position + 1] if position + 1 < len(context) else None
+        if following is None or following.kind is not EntryKind.TOOL_CALL:
+            return entry.content
+    return None

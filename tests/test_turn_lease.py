@@ -80,3 +80,26 @@ async def test_a_queued_message_answered_by_the_holder_is_reported_not_answered_
     assert (await running).reply == "both answered"
     assert joined.coalesced and joined.reply == "both answered" and joined.turns == 0
     assert not second.adapter.requests
+
+
+def test_the_reported_answer_is_the_first_after_the_message_not_a_later_turns() -> None:
+    from agentframe_core import Entry, EntryKind
+    from agentframe_core.turnlease import reply_to
+
+    def entry(kind: EntryKind, content: str = "", **fields: object) -> Entry:
+        return Entry(kind=kind, content=content, **fields)  # type: ignore[arg-type]
+
+    mine = entry(EntryKind.USER, "mine")
+    context = [
+        entry(EntryKind.USER, "first"),
+        mine,
+        entry(EntryKind.ASSISTANT, "let me look"),
+        entry(EntryKind.TOOL_CALL, "{}", tool_call_id="c1", tool_name="look"),
+        entry(EntryKind.TOOL_RESULT, "found", tool_call_id="c1", tool_name="look"),
+        entry(EntryKind.ASSISTANT, "not json", tag="parse-error"),
+        entry(EntryKind.ASSISTANT, "the answer to both"),
+        entry(EntryKind.USER, "later"),
+        entry(EntryKind.ASSISTANT, "a later turn's answer"),
+    ]
+    assert reply_to(context, mine) == "the answer to both"
+    assert reply_to(context[:5], mine) is None  # its turn has not answered yet
