@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         Closeable,
         ContextBuilder,
         ExportableStore,
+        LeasingStore,
         LLMAdapter,
         PrioritizedLoader,
         PrunableStore,
@@ -95,6 +96,7 @@ if TYPE_CHECKING:
     from .texttools import strip_fence, textualize
     from .toolbox import ToolCallRecord
     from .tools import Tool, ToolResult
+    from .turnlease import SessionDeletedError, TurnLeaseLostError
     from .verbatim import VerbatimBuilder
 
 __version__ = "0.1.0"
@@ -140,6 +142,9 @@ _LAZY = {
     "Store": ".protocols",
     "StoredEntry": ".protocols",
     "ToolDispatcher": ".protocols",
+    "LeasingStore": ".protocols",
+    "SessionDeletedError": ".turnlease",
+    "TurnLeaseLostError": ".turnlease",
     "AgentScan": ".protocols",
     "Closeable": ".protocols",
     "PrioritizedLoader": ".protocols",
@@ -250,6 +255,9 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "Store",
     "StoredEntry",
     "ToolDispatcher",
+    "LeasingStore",
+    "SessionDeletedError",
+    "TurnLeaseLostError",
     "AgentScan",
     "Closeable",
     "PrioritizedLoader",

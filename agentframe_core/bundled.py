@@ -24,6 +24,11 @@ class FunctionsOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     import_: list[Annotated[str, AfterValidator(_importable)]] = Field(alias="import", min_length=1)
+    isolate: bool = Field(
+        default=False,
+        description="Run each call in a child process, killed at the tool's timeout (a sync "
+        "function in a thread cannot be stopped). Costs a Python start per call.",
+    )
 
 
 class AgentFolderOptions(BaseModel):
@@ -52,7 +57,7 @@ def _verbatim(_: Any) -> Any:
 def _functions(options: FunctionsOptions) -> Any:
     from .functions import FunctionToolset, import_tool
 
-    return FunctionToolset(import_tool(ref) for ref in options.import_)
+    return FunctionToolset((import_tool(ref) for ref in options.import_), isolate=options.isolate)
 
 
 def _agent_loader(options: AgentFolderOptions) -> Any:

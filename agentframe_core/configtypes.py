@@ -42,6 +42,11 @@ class Limits(BaseModel):
     retrieval_budget_tokens: NonNegativeInt = Field(
         default=1_000, description="Tokens of retrieved snippets per retriever."
     )
+    turn_lease_seconds: PositiveFloat = Field(
+        default=15.0,
+        description="Expiry of a session's turn lease, renewed while the turn runs: how long "
+        "a killed run can hold up the session's next one.",
+    )
 
 
 @dataclass(frozen=True, slots=True)

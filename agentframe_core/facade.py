@@ -11,8 +11,10 @@ everything. Async code uses `Session` directly.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
+from .protocols import Stack
 from .session import CompactionCallback, RunResult, Session, TokenCallback, ToolCallback
 
 __all__ = ["run"]
@@ -29,9 +31,11 @@ def run(
     on_token: TokenCallback | None = None,
     on_tool: ToolCallback | None = None,
     on_compaction: CompactionCallback | None = None,
+    on_new_session: Callable[[str], object] | None = None,
 ) -> RunResult:
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
-    `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default)."""
+    `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default). `on_new_session` is
+    called with `session_id` when the store has no such session yet (a typo, or a new one)."""
     from .catalog import find_agents
     from .config import find_config_file, load_config
     from .plugins import PluginHost
@@ -45,9 +49,16 @@ def run(
 
     async def go() -> RunResult:
         async with stack:
+            if session_id is not None and on_new_session is not None:
+                await _tell_if_new(stack, session_id, on_new_session)
             session = Session(stack, session_id, agent=definition, cwd=where)
             return await session.run(
                 prompt, on_token=on_token, on_tool=on_tool, on_compaction=on_compaction
             )
 
     return asyncio.run(go())
+
+
+async def _tell_if_new(stack: Stack, session_id: str, tell: Callable[[str], object]) -> None:
+    if all(info.id != session_id for info in await stack.store.sessions()):
+        tell(session_id)

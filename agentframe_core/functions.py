@@ -11,17 +11,23 @@
         return a + b
 
 A parameter annotated `RunContext` receives the session's context and is not shown to the
-model. Sync functions run in a worker thread so they never block the event loop.
+model. Sync functions run in a daemon thread so they never block the event loop, and a timeout
+frees the run and the process at once; the thread itself cannot be stopped and runs on until
+the function returns or the process exits (`isolated.py` runs imported functions in a child
+process that is killed instead).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import importlib
 import inspect
 import json
 import re
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any, get_type_hints
 
@@ -32,7 +38,7 @@ from .model import ToolCall
 from .protocols import RunContext
 from .tools import Tool, ToolResult
 
-__all__ = ["FunctionTool", "FunctionToolset", "import_tool", "tool"]
+__all__ = ["FunctionTool", "FunctionToolset", "import_tool", "outcome_text", "tool"]
 
 
 class FunctionTool:
@@ -62,6 +68,8 @@ class FunctionTool:
             writes=writes,
         )
         self._is_async = inspect.iscoroutinefunction(fn)
+        #: "module:function", when imported by reference (what an isolated call imports).
+        self.reference: str | None = None
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -74,7 +82,39 @@ class FunctionTool:
             values[self._ctx_param] = ctx
         if self._is_async:
             return await self.fn(**values)
-        return await asyncio.to_thread(self.fn, **values)
+        return await _in_daemon_thread(self.fn, values)
+
+    @property
+    def takes_context(self) -> bool:
+        return self._ctx_param is not None
+
+
+async def _in_daemon_thread(fn: Callable[..., Any], values: dict[str, Any]) -> Any:
+    """`fn(**values)` in a new daemon thread: unlike `asyncio.to_thread`, neither
+    `asyncio.run` nor the interpreter's exit waits for it once the caller gave up."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(error: BaseException | None, value: Any) -> None:
+        if done.cancelled():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(value)
+
+    def work() -> None:
+        try:
+            value, error = context.run(fn, **values), None
+        except BaseException as err:  # handed to the caller, like to_thread does
+            value, error = None, err
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(settle, error, value)
+
+    name = f"agentframe-tool-{getattr(fn, '__name__', 'function')}"
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return await done
 
 
 def tool(
@@ -99,12 +139,22 @@ def tool(
 class FunctionToolset:
     """A ToolDispatcher over FunctionTools (`use: functions`)."""
 
-    def __init__(self, functions: Iterable[FunctionTool | Callable[..., Any]]) -> None:
+    def __init__(
+        self, functions: Iterable[FunctionTool | Callable[..., Any]], *, isolate: bool = False
+    ) -> None:
+        """`isolate`: run each call in a child process killed at its timeout (`isolated.py`);
+        every function must then be imported by reference and take no `RunContext`."""
         self._tools: dict[str, FunctionTool] = {}
+        self._isolate = isolate
         for fn in functions:
             ft = fn if isinstance(fn, FunctionTool) else FunctionTool(fn)
             if ft.spec.name in self._tools:
                 raise ValueError(f"two tools are named {ft.spec.name!r}")
+            if isolate and (ft.reference is None or ft.takes_context):
+                raise ValueError(
+                    f"tool {ft.spec.name!r} cannot be isolated: only functions imported by "
+                    "reference that take no RunContext can run in a child process"
+                )
             self._tools[ft.spec.name] = ft
 
     async def tools(self, ctx: RunContext) -> list[Tool]:
@@ -114,6 +164,10 @@ class FunctionToolset:
         ft = self._tools.get(call.name)
         if ft is None:
             return ToolResult(f"no tool named {call.name!r}", is_error=True)
+        if self._isolate and ft.reference is not None:
+            from .isolated import run_isolated
+
+            return await run_isolated(ft.reference, call.arguments)
         try:
             value = await ft.run(call.arguments, ctx)
         except PydanticValidationError as err:
@@ -121,6 +175,13 @@ class FunctionToolset:
         if isinstance(value, ToolResult):
             return value
         return ToolResult(_to_text(value))
+
+
+def outcome_text(value: Any) -> tuple[str, bool]:
+    """A function's return value as (text for the model, is_error)."""
+    if isinstance(value, ToolResult):
+        return value.content, value.is_error
+    return _to_text(value), False
 
 
 def import_tool(reference: str) -> FunctionTool:
@@ -136,11 +197,11 @@ def import_tool(reference: str) -> FunctionTool:
         obj = functools.reduce(getattr, attr.split("."), module)
     except AttributeError as err:
         raise ValueError(f"{module_name!r} has no attribute {attr!r}") from err
-    if isinstance(obj, FunctionTool):
-        return obj
-    if not callable(obj):
+    if not isinstance(obj, FunctionTool) and not callable(obj):
         raise ValueError(f"{reference!r} is not callable")
-    return FunctionTool(obj)
+    found = obj if isinstance(obj, FunctionTool) else FunctionTool(obj)
+    found.reference = reference
+    return found
 
 
 def _to_text(value: Any) -> str:

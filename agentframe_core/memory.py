@@ -7,6 +7,7 @@ maintained on every write, in `created_at` order.
 from __future__ import annotations
 
 import bisect
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -14,8 +15,19 @@ from datetime import timedelta
 from .model import Compaction, Entry, EntryKind, SessionInfo, now_ns, session_title
 from .protocols import StoredEntry
 from .retention import sessions_to_prune
+from .turnlease import SessionDeletedError
 
 __all__ = ["MemoryStore"]
+
+
+@dataclass(slots=True)
+class _Lease:
+    holder: str
+    expires: float  # time.monotonic()
+    revoked: bool = False
+
+    def live(self) -> bool:
+        return self.expires > time.monotonic()
 
 
 @dataclass(slots=True)
@@ -53,8 +65,10 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
+        self._leases: dict[str, _Lease] = {}
 
     def _session(self, session_id: str) -> _Session:
+        self._refuse_deleted(session_id)
         session = self._sessions.get(session_id)
         if session is None:
             stamp = now_ns()
@@ -106,6 +120,35 @@ class MemoryStore:
 
     async def delete(self, session_id: str) -> None:
         self._sessions.pop(session_id, None)
+        self._revoke(session_id)
+
+    # -- turn leases (LeasingStore) ----------------------------------------------------------
+
+    async def acquire_lease(self, session_id: str, holder: str, ttl: float) -> bool:
+        lease = self._leases.get(session_id)
+        if lease is not None and lease.live() and (lease.revoked or lease.holder != holder):
+            return False
+        self._leases[session_id] = _Lease(holder, time.monotonic() + ttl)
+        return True
+
+    async def release_lease(self, session_id: str, holder: str) -> None:
+        lease = self._leases.get(session_id)
+        if lease is not None and lease.holder == holder:
+            del self._leases[session_id]
+
+    async def lease_revoked(self, session_id: str) -> bool:
+        lease = self._leases.get(session_id)
+        return lease is not None and lease.revoked and lease.live()
+
+    def _revoke(self, session_id: str) -> None:
+        lease = self._leases.get(session_id)
+        if lease is not None and lease.live():
+            lease.revoked = True
+
+    def _refuse_deleted(self, session_id: str) -> None:
+        lease = self._leases.get(session_id)
+        if lease is not None and lease.revoked and lease.live():
+            raise SessionDeletedError(f"session {session_id!r} was deleted during a turn")
 
     # -- optional capabilities ---------------------------------------------------------------
 
@@ -118,6 +161,7 @@ class MemoryStore:
         return [StoredEntry(e, e.id in pending, e.id in session.subsumed) for e in ordered]
 
     async def restore(self, session_id: str, records: Sequence[StoredEntry]) -> None:
+        self._refuse_deleted(session_id)
         stamp = now_ns()
         session = _Session(stamp, stamp)
         for record in records:  # build aside: a bad record leaves the old session untouched
@@ -128,7 +172,10 @@ class MemoryStore:
                 session.pending.append(record.entry)
             elif not record.subsumed:
                 session.show(record.entry)
-        self._sessions.pop(session_id, None)  # a restored session is the most recent one
+        if records:  # the session's own time, not the import's
+            stamps = [record.entry.created_at for record in records]
+            session.created_at, session.updated_at = min(stamps), max(stamps)
+        self._sessions.pop(session_id, None)
         self._sessions[session_id] = session
 
     async def prune(
@@ -142,6 +189,7 @@ class MemoryStore:
         )
         for session_id in doomed:
             del self._sessions[session_id]
+            self._revoke(session_id)
         return doomed
 
     async def search(self, session_id: str, query: str, limit: int = 10) -> list[Entry]:

@@ -38,6 +38,7 @@ __all__ = [
     "ContextBuilder",
     "ExportableStore",
     "LLMAdapter",
+    "LeasingStore",
     "PrioritizedLoader",
     "PrunableStore",
     "Retriever",
@@ -119,7 +120,38 @@ class ExportableStore(Store, Protocol):
         ...
 
     async def restore(self, session_id: str, records: Sequence[StoredEntry]) -> None:
-        """Recreate a session from `history()` output, exactly."""
+        """Recreate a session from `history()` output, exactly. Its `SessionInfo` times are
+        its own: `created_at` of its first entry and `updated_at` of its last (by
+        `created_at`), so that an imported old session is old for `prune`."""
+        ...
+
+
+@runtime_checkable
+class LeasingStore(Store, Protocol):
+    """The per-session turn lease (`agentframe_core.turnlease`): one turn at a time per
+    session, across processes. Every store must offer it (`StoreConformance` checks it); a
+    store without it runs turns unserialised.
+
+    A lease is (holder, expiry). A PostgreSQL store can keep a lease row (holder, expires_at,
+    revoked) updated in one statement, or hold a session-level advisory lock per session key
+    (then the expiry is the connection's life, and `delete` sets a revoked row)."""
+
+    async def acquire_lease(self, session_id: str, holder: str, ttl: float) -> bool:
+        """Take the session's lease for `ttl` seconds if it is free, expired, or already
+        `holder`'s (renewing it); True when `holder` holds it now. False while another
+        holder's lease is live, and while a revoked lease (a deletion) is live, even for
+        its own holder."""
+        ...
+
+    async def release_lease(self, session_id: str, holder: str) -> None:
+        """Give the lease up if `holder` holds it (revoked or not); otherwise do nothing."""
+        ...
+
+    async def lease_revoked(self, session_id: str) -> bool:
+        """Whether the session was deleted while its lease was live. Until that lease is
+        released or expires, `append`, `enqueue`, `compact` and `restore` on the session
+        raise `SessionDeletedError` and write nothing: a deleted session gets no entry from
+        the turn that was running on it."""
         ...
 
 

@@ -35,6 +35,7 @@ from .reports import CompactionReport, RetrievalReport
 from .retrieval import place_retrieved, retrieved_context
 from .toolbox import Toolbox, ToolCallRecord, _Validators
 from .tools import ToolResult
+from .turnlease import SessionDeletedError, hold_turn, new_holder, reply_to
 
 __all__ = ["Outcome", "RunResult", "Session"]
 
@@ -71,6 +72,9 @@ class RunResult:
     compactions: list[CompactionReport] = field(default_factory=list)
     retrievals: list[RetrievalReport] = field(default_factory=list)
     claimed: int = 0
+    #: True when another run (another process) claimed and answered this run's message while
+    #: this one waited for the turn: `reply` is that turn's answer, and `turns` is 0.
+    coalesced: bool = False
     _last_usage: Usage = field(default_factory=Usage, repr=False)
     _last_messages: list[Message] = field(default_factory=list, repr=False)
 
@@ -110,6 +114,9 @@ class _Run:
     on_tool: ToolCallback | None
     parse_errors: int = 0
     done: bool = False
+    #: When this turn's request was built: what the model call produces is stored at this
+    #: time, so arrivals claimed at the next boundary (created later) sort after it.
+    boundary: int = 0
 
     def finish(self, outcome: Outcome, reply: str | None = None) -> None:
         self.result.outcome, self.done = outcome, True
@@ -165,15 +172,32 @@ class Session:
         Claim what is pending -> drop stale notifications -> prepare (tools, system prompt,
         tool calling) -> turns until one ends the run -> report.
         """
-        if prompt is not None:
-            await self.send(prompt)
-        claimed = await self._claim()
-        ctx = RunContext(self.id, self.stack, self.agent, on_compaction=on_compaction)
-        await self._drop_stale_notifications(ctx)
-        run = await self._prepare(ctx, claimed, on_token, on_tool)
-        while not run.done:
-            await self._turn(run)
-        return self._report(run)
+        message = await self.send(prompt) if prompt is not None else None
+        ttl = self.stack.limits.turn_lease_seconds
+        async with hold_turn(self.stack.store, self.id, new_holder(), ttl):
+            boundary = now_ns()
+            claimed = await self._claim(boundary)
+            answered = await self._answered_elsewhere(message) if message else None
+            if answered is not None:
+                return answered
+            ctx = RunContext(self.id, self.stack, self.agent, on_compaction=on_compaction)
+            await self._drop_stale_notifications(ctx)
+            run = await self._prepare(ctx, claimed, on_token, on_tool)
+            run.boundary = boundary
+            while not run.done:
+                await self._turn(run)
+            return self._report(run)
+
+    async def _answered_elsewhere(self, message: Entry) -> RunResult | None:
+        """With the lease held: the result to report if a concurrent run (now ended) claimed
+        and answered `message`; None if this run must answer it."""
+        context = await self.stack.store.context(self.id)
+        reply = reply_to(context, message)
+        if reply is not None:
+            return RunResult(self.id, Outcome.COMPLETED, reply, 0, coalesced=True)
+        if not context:  # neither visible nor pending any more: the session was deleted
+            raise SessionDeletedError(f"session {self.id!r} was deleted before its turn")
+        return None
 
     async def _prepare(
         self,
@@ -222,7 +246,8 @@ class Session:
             run.finish(Outcome.MAX_TURNS)
             return
         if run.result.turns:  # what arrived while the model or a tool was busy joins now
-            run.result.claimed += await self._claim()
+            run.boundary = now_ns()
+            run.result.claimed += await self._claim(run.boundary)
         messages = await self._context(run)
         completion = await self._call_model(run, messages)
         reply = run.calling.read(completion)
@@ -230,14 +255,14 @@ class Session:
             await self._unusable_reply(run, reply, completion)
             return
         calls = tuple(run.toolbox.to_canonical(c) for c in reply.calls)
-        await self._persist_reply(reply.content, calls, completion)
+        await self._persist_reply(reply.content, calls, completion, run.boundary)
         if calls:
             await self._run_tools(run, calls)
         else:
             await self._answered(run, reply.content)
 
-    async def _claim(self) -> int:
-        return await self.stack.store.claim_pending(self.id, now_ns())
+    async def _claim(self, at: int) -> int:
+        return await self.stack.store.claim_pending(self.id, at)
 
     async def _context(self, run: _Run) -> list[Message]:
         """The session as the model will read it: built, tool names on the wire, and
@@ -291,7 +316,7 @@ class Session:
             run.finish(Outcome.PARSE_ERRORS, reply.content)
             return
         run.parse_errors += 1
-        await self._persist_reply(reply.content, (), completion, tag="parse-error")
+        await self._persist_reply(reply.content, (), completion, run.boundary, tag="parse-error")
         await self.stack.store.append(
             self.id,
             note(
@@ -305,7 +330,7 @@ class Session:
         """A reply without tool calls ends the run, unless messages arrived meanwhile (they
         are answered in this run) or the agent's required tool was not called yet."""
         run.result.reply = content
-        arrived = await self._claim()
+        arrived = await self._claim(now_ns())
         if arrived:
             run.result.claimed += arrived
             return
@@ -319,7 +344,7 @@ class Session:
 
     async def _run_tools(self, run: _Run, calls: tuple[ToolCall, ...]) -> None:
         """Run the reply's tool calls; a terminal tool ends the run, and so does a loop."""
-        records = await self._dispatch(calls, run.toolbox, run.ctx, run.on_tool)
+        records = await self._dispatch(calls, run.toolbox, run.ctx, run.on_tool, run.boundary)
         run.result.tool_calls.extend(records)
         run.reminder.see(records)
         terminal = next(
@@ -349,8 +374,10 @@ class Session:
         content: str,
         calls: tuple[ToolCall, ...],
         completion: Completion,
+        boundary: int,
         tag: str | None = None,
     ) -> None:
+        """Store the reply and its calls at the boundary its request was built at."""
         store, usage = self.stack.store, completion.usage
         meta: dict[str, Any] = {}
         if usage.total_tokens:
@@ -359,9 +386,10 @@ class Session:
                 "completion_tokens": usage.completion_tokens,
                 "cached_tokens": usage.cached_tokens,
             }
-        await store.append(
-            self.id, Entry(kind=EntryKind.ASSISTANT, content=content, tag=tag, meta=meta)
+        reply = Entry(
+            kind=EntryKind.ASSISTANT, content=content, tag=tag, meta=meta, created_at=boundary
         )
+        await store.append(self.id, reply)
         for call in calls:
             await store.append(
                 self.id,
@@ -370,6 +398,7 @@ class Session:
                     content=json.dumps(call.arguments, ensure_ascii=False, default=str),
                     tool_call_id=call.id,
                     tool_name=call.name,
+                    created_at=boundary,
                 ),
             )
 
@@ -379,6 +408,7 @@ class Session:
         toolbox: Toolbox,
         ctx: RunContext,
         on_tool: ToolCallback | None,
+        boundary: int,
     ) -> list[ToolCallRecord]:
         """Run the calls of one reply (bounded concurrency), persisting each result as it
         lands. If the run is cancelled or anything fails, every call without a persisted
@@ -395,7 +425,7 @@ class Session:
                 async with gate:
                     record = await toolbox.execute(call, ctx, limits)
             records[call.id] = record
-            await store.append(self.id, _result_entry(record))
+            await store.append(self.id, _result_entry(record, boundary))
             persisted.add(call.id)
             if on_tool is not None:
                 try:
@@ -414,7 +444,7 @@ class Session:
             for call in calls:
                 if call.id not in persisted:
                     with contextlib.suppress(Exception):
-                        await store.append(self.id, _result_entry(_interrupted(call)))
+                        await store.append(self.id, _result_entry(_interrupted(call), boundary))
             if isinstance(error, BaseExceptionGroup):
                 raise _first(error) from error
             raise
@@ -426,9 +456,9 @@ class Session:
         names = toolbox.visible_names()
         key = tuple(sorted(names.items()))
         if self._system_cache is None or self._system_cache[0] != key:
-            from .prompt import assemble_system_prompt
+            from .promptcache import cached_system_prompt
 
-            self._system_cache = (key, assemble_system_prompt(self.agent, names, cwd=self.cwd))
+            self._system_cache = (key, cached_system_prompt(self.agent, names, cwd=self.cwd))
         return self._system_cache[1]
 
     async def _retrieved(self, ctx: RunContext) -> str:
@@ -517,7 +547,7 @@ def _first(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return next((e for e in leaves if not isinstance(e, asyncio.CancelledError)), leaves[0])
 
 
-def _result_entry(record: ToolCallRecord) -> Entry:
+def _result_entry(record: ToolCallRecord, boundary: int) -> Entry:
     result = record.result
     meta: dict[str, Any] = {}
     if result.is_error:
@@ -537,4 +567,5 @@ def _result_entry(record: ToolCallRecord) -> Entry:
         tool_call_id=record.call.id,
         tool_name=record.call.name,
         meta=meta,
+        created_at=boundary,
     )

@@ -228,8 +228,9 @@ class Toolbox:
             )
         except asyncio.CancelledError:
             raise
-        except Exception as err:
-            log.exception("tool %s raised", call.name)
+        except Exception as err:  # one line per failed attempt; the traceback only with -vv
+            log.warning("tool %s raised %s: %s", call.name, type(err).__name__, err)
+            log.debug("traceback of tool %s", call.name, exc_info=err)
             return ToolResult(
                 f"tool {call.name} failed: {type(err).__name__}: {err}",
                 True,

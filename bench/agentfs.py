@@ -35,6 +35,7 @@ from pathlib import Path
 
 from agentframe_agentfs import AgentFSAdapter, AgentFSOptions, Folder
 from agentframe_agentfs.contract import atomic_write, build_task
+from agentframe_agentfs.watch import watch
 
 from agentframe_core import CompletionRequest, Message
 
@@ -83,6 +84,12 @@ def request(i: int, tag: str) -> CompletionRequest:
 def start(command: list[str], root: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(root / "cache")}
     return subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+
+
+async def uses_inotify(folder: Path) -> bool:
+    """Whether a watch on `folder` (as the adapter sets one up, by default) gets inotify."""
+    async with watch(folder, lambda *_: False, 1.0) as changes:
+        return changes.inotify
 
 
 def wait_for_heartbeat(folder: Path) -> None:
@@ -186,6 +193,8 @@ async def main() -> None:
         )  # fmt: skip
         wait_for_heartbeat(folder)
         adapter = AgentFSAdapter(AgentFSOptions(dir=folder))
+        if not await uses_inotify(folder):  # the figures would be polling's, mislabelled
+            sys.exit("inotify is not available here: agentfs/inotify cannot be measured")
         results["agentfs/inotify"] = await measure(adapter.complete, args.tasks, args.rounds, "i")
 
         folder = root / "polling"

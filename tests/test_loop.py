@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -108,12 +109,13 @@ async def test_raising_tool_becomes_a_safe_error(make_stack, caplog):
         """Raises."""
         raise RuntimeError("secret internals")
 
+    caplog.set_level(logging.DEBUG, logger="agentframe")
     stack = make_stack([call("boom"), "sorry"], [boom])
     result = await Session(stack).run("boom")
     content = result.tool_calls[0].result.content
     assert content == "tool boom failed: RuntimeError: secret internals"
     assert "Traceback" not in content
-    assert "Traceback" in caplog.text  # the stack trace goes to the log
+    assert "Traceback" in caplog.text  # the stack trace goes to the debug log (-vv)
 
 
 async def test_invalid_arguments_go_back_to_the_model(make_stack):
@@ -459,7 +461,36 @@ async def test_a_message_sent_while_the_answer_is_written_is_answered_in_the_sam
     result = await run
     assert result.reply == "second answer" and result.turns == 2
     last = stack.adapter.requests[-1].messages
-    assert [m.content for m in last[1:]] == ["first question", "second question", "first answer"]
+    # it joins after the answer that was in flight, not before it (issue 12, item 10)
+    assert [m.content for m in last[1:]] == ["first question", "first answer", "second question"]
+
+
+async def test_a_result_delivered_while_the_model_writes_joins_after_its_reply(make_stack):
+    """A parked call's result arrives mid-reply: the next request ends with it, never with the
+    model's own message (which some servers would continue instead of answering)."""
+
+    @tool
+    async def background(job: str) -> ToolResult:
+        """Starts a job."""
+        return ToolResult("", pending=True)
+
+    replies = [call("background", job="x"), {"content": "Job started.", "delay": 0.3}, "42 it is"]
+    stack = make_stack(replies, [background])
+    session = Session(stack)
+    run = asyncio.create_task(session.run("start it"))
+    while len(stack.adapter.requests) < 2:  # until the model writes "Job started."
+        await asyncio.sleep(0.001)
+    entries = await stack.store.context(session.id)
+    call_id = next(e.tool_call_id for e in entries if e.kind is EntryKind.TOOL_CALL)
+    await stack.store.enqueue(
+        session.id,
+        Entry(kind=EntryKind.TOOL_RESULT, content="42", tool_call_id=call_id, tool_name="x"),
+    )
+    result = await run
+    assert result.reply == "42 it is" and result.turns == 3
+    last = stack.adapter.requests[-1].messages
+    assert [m.role for m in last] == ["system", "user", "assistant", "tool", "assistant", "user"]
+    assert last[-2].content == "Job started." and "42" in last[-1].content
 
 
 async def test_an_on_tool_callback_that_raises_does_not_break_the_run(make_stack, caplog):

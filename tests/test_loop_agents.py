@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
@@ -95,6 +96,29 @@ async def test_completion_requirement_exhausted_is_an_outcome(make_stack):
     result = await Session(stack, agent=agent(completionRequirement=requirement)).run("go")
     assert result.outcome is Outcome.REQUIREMENT_UNMET
     assert result.turns == 2
+
+
+async def test_failed_attempts_of_a_retried_tool_log_one_line_each_not_a_traceback(
+    make_stack, caplog
+):
+    attempts: list[int] = []
+
+    @tool
+    async def flaky() -> str:
+        """Fails twice."""
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise ConnectionError("try again")
+        return "finally"
+
+    caplog.set_level(logging.WARNING)
+    config = {"flaky": {"retry": {"maxRetries": 3, "baseDelayMs": 1, "maxDelayMs": 1}}}
+    stack = make_stack([call("flaky"), "ok"], [flaky])
+    result = await Session(stack, agent=agent(toolConfig=config)).run("go")
+    assert result.tool_calls[0].result.content == "finally"
+    shown = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(shown) == 2 and all("ConnectionError: try again" in r.getMessage() for r in shown)
+    assert not any(r.exc_info for r in shown) and "Traceback" not in caplog.text
 
 
 async def test_tool_retry_with_backoff(make_stack):

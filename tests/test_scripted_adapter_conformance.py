@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import jsonschema
 import pytest
@@ -30,6 +31,9 @@ class TestScriptedNativeTools(AdapterConformance):
             [conformance_scenario.example], cycle=True, native_tools=True, json_schema=True
         )
 
+    def received_text(self, adapter: ScriptedAdapter) -> str | None:
+        return adapter.requests[-1].messages[-1].content if adapter.requests else None
+
 
 class TestScriptedTextTools(AdapterConformance):
     """No native tool calls: the loop parses tool calls from text, so none come back."""
@@ -39,6 +43,9 @@ class TestScriptedTextTools(AdapterConformance):
         example = conformance_scenario.example
         reply = {"content": example.get("content", '{"tool": "add", "args": {"a": 2, "b": 3}}')}
         return ScriptedAdapter([reply], cycle=True, native_tools=False, json_schema=False)
+
+    def received_text(self, adapter: ScriptedAdapter) -> str | None:
+        return adapter.requests[-1].messages[-1].content if adapter.requests else None
 
 
 # -- the kit catches broken adapters -------------------------------------------------------------
@@ -101,3 +108,49 @@ def test_kit_rejects_bad_replies() -> None:
         check_json(Completion('{"answer": 2, "unit": "plums"}'), ANSWER_SCHEMA)
     with pytest.raises(AssertionError, match="not JSON"):
         check_json(Completion("two apples"), ANSWER_SCHEMA)
+
+
+def test_kit_bounds_max_tokens_when_no_usage_is_reported() -> None:
+    short = SCENARIOS["short"].request  # max_tokens=4
+    with pytest.raises(AssertionError, match="max_tokens"):
+        check_completion(Completion("one two three four five six seven"), short)
+    check_completion(Completion("One, two"), short)
+
+
+class _Mangling(ScriptedAdapter):
+    """Sends the user's text to its 'backend' trimmed and without newlines."""
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        last = request.messages[-1]
+        mangled = replace(last, content=" ".join(last.content.split()))
+        return await super().complete(replace(request, messages=[*request.messages[:-1], mangled]))
+
+
+class _MangledKit(TestScriptedNativeTools):
+    @pytest.fixture
+    def adapter(self, conformance_scenario: Scenario) -> ScriptedAdapter:
+        return _Mangling([conformance_scenario.example], cycle=True)
+
+
+async def test_kit_rejects_an_adapter_that_mangles_text() -> None:
+    kit = _MangledKit()
+    adapter = _Mangling([SCENARIOS["any_text"].example], cycle=True)
+    with pytest.raises(AssertionError):
+        await kit.test_any_text_arrives_intact.hypothesis.inner_test(  # type: ignore[attr-defined]
+            kit, adapter, SCENARIOS["any_text"], " a\nb "
+        )
+
+
+async def test_kit_rejects_a_cancellation_test_that_cancels_nothing() -> None:
+    kit = TestScriptedNativeTools()
+    fast = ScriptedAdapter(["done"], cycle=True)  # one delta, at once: over before a cancel
+
+    class _Whole(ScriptedAdapter):
+        async def stream(self, request: CompletionRequest) -> AsyncIterator[str | Completion]:
+            yield await self.complete(request)
+
+    for adapter in (fast, _Whole(["done"], cycle=True)):
+        with pytest.raises(AssertionError, match="before it could be cancelled"):
+            await kit.test_a_call_cancelled_mid_stream_leaves_the_adapter_usable(
+                adapter, SCENARIOS["slow"]
+            )

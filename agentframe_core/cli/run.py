@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
+import logging
+import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from .app import App, emit_json, pass_app, warn
+from ..errors import AgentframeError
+from .app import EXIT_CONFIG, EXIT_ERROR, App, emit_json, pass_app, warn
 
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
     from ..reports import CompactionReport
     from ..session import RunResult, Session
     from ..toolbox import ToolCallRecord
+
+log = logging.getLogger("agentframe.chat")
+
+#: Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
 
 
 def _agent(app: App, name: str | None, cwd: Path) -> AgentDefinition | None:
@@ -102,14 +112,23 @@ def _report(result: RunResult, streamed: bool) -> None:
 @click.argument("prompt", nargs=-1, required=True)
 @click.option("--agent", "-a", "agent_name", metavar="NAME", help="Agent definition to use.")
 @click.option("--session", "-s", "session_id", metavar="ID", help="Continue this session.")
+@click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
 @pass_app
 def run(
-    app: App, prompt: tuple[str, ...], agent_name: str | None, session_id: str | None, as_json: bool
+    app: App,
+    prompt: tuple[str, ...],
+    agent_name: str | None,
+    session_id: str | None,
+    new: bool,
+    as_json: bool,
 ) -> None:
     """Answer PROMPT to completion, streaming tokens and showing each tool call.
 
-    Exits with 1 when the run stopped early (max turns, repetition, ...).
+    A --session the store does not hold is started, with a notice on stderr (a typo would
+    otherwise go unseen) unless --new says it is meant. With --json, errors are a JSON object
+    {"error": {"type", "message"}} too. Exits with 1 when the run failed or stopped early
+    (max turns, repetition, ...), 2 on a config error, 130 when interrupted (Ctrl-C).
     """
     from ..facade import run as run_prompt
     from ..session import Outcome
@@ -121,16 +140,22 @@ def run(
         streamed = True
         click.echo(token, nl=False)
 
-    result = run_prompt(
-        " ".join(prompt),
-        config=app.config_path(),
-        profile=app.profile,
-        agent=agent_name,
-        session_id=session_id,
-        on_token=None if as_json else on_token,
-        on_tool=None if as_json else _show_tool,
-        on_compaction=None if as_json else _show_compaction,
-    )
+    def on_new_session(sid: str) -> None:
+        if not new:
+            warn(f"no session {sid!r} in the store: starting it (pass --new if that is meant)")
+
+    with _json_errors(as_json):
+        result = run_prompt(
+            " ".join(prompt),
+            config=app.config_path(),
+            profile=app.profile,
+            agent=agent_name,
+            session_id=session_id,
+            on_token=None if as_json else on_token,
+            on_tool=None if as_json else _show_tool,
+            on_compaction=None if as_json else _show_compaction,
+            on_new_session=on_new_session,
+        )
     if as_json:
         emit_json(result_json(result))
     else:
@@ -138,6 +163,33 @@ def run(
         click.secho(f"session: {result.session_id}", dim=True, err=True)
     if result.outcome not in (Outcome.COMPLETED, Outcome.TERMINAL_TOOL):
         sys.exit(1)
+
+
+@contextlib.contextmanager
+def _json_errors(as_json: bool) -> Iterator[None]:
+    """Ctrl-C exits with 130 (and, with --json, a JSON error); with --json, a named error is
+    a JSON object on stdout rather than text."""
+    from ..errors import ConfigError
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        if as_json:
+            emit_json({"error": {"type": "interrupted", "message": "interrupted (Ctrl-C)"}})
+        else:
+            warn("interrupted")
+        sys.exit(EXIT_INTERRUPTED)
+    except ConfigError as err:
+        if not as_json:
+            raise
+        issues = [str(issue) for issue in err.issues]
+        emit_json({"error": {"type": "config", "message": "; ".join(issues), "issues": issues}})
+        sys.exit(EXIT_CONFIG)
+    except AgentframeError as err:
+        if not as_json:
+            raise
+        emit_json({"error": {"type": type(err).__name__, "message": str(err)}})
+        sys.exit(EXIT_ERROR)
 
 
 @click.command()
@@ -167,14 +219,8 @@ async def _repl(session: Session) -> None:
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     current: asyncio.Task[Any] | None = None
 
-    def read() -> None:  # a daemon thread, so a pending input() never blocks exit
-        while True:
-            try:
-                line = input()
-            except (EOFError, KeyboardInterrupt):
-                loop.call_soon_threadsafe(lines.put_nowait, None)
-                return
-            loop.call_soon_threadsafe(lines.put_nowait, line)
+    def put(line: str | None) -> None:
+        loop.call_soon_threadsafe(lines.put_nowait, line)
 
     def interrupt() -> None:
         if current is not None and not current.done():
@@ -184,7 +230,8 @@ async def _repl(session: Session) -> None:
 
     with contextlib.suppress(NotImplementedError):
         loop.add_signal_handler(signal.SIGINT, interrupt)
-    threading.Thread(target=read, daemon=True).start()
+    reader = _read_tty if sys.stdin.isatty() else _read_pipe
+    threading.Thread(target=reader, args=(put,), daemon=True).start()
     while True:
         click.secho("you> ", fg="green", bold=True, nl=False)
         line = await lines.get()
@@ -209,6 +256,65 @@ async def _repl(session: Session) -> None:
             click.echo()
             warn("run cancelled")
             continue
+        except Exception as err:  # one failed turn is reported; the chat goes on
+            if _turn_failed(err, streamed):
+                return
+            continue
         finally:
             current = None
         _report(result, streamed)
+
+
+def _turn_failed(err: Exception, streamed: bool) -> bool:
+    """Report a failed turn (no traceback; -vv logs it); True if the chat must end."""
+    from ..turnlease import SessionDeletedError
+
+    if streamed:
+        click.echo()
+    log.debug("the turn failed", exc_info=err)
+    message = str(err) if isinstance(err, AgentframeError) else f"{type(err).__name__}: {err}"
+    click.secho(f"error: {message}", fg="red", err=True)
+    if isinstance(err, SessionDeletedError):
+        warn("the session was deleted: leaving the chat")
+        return True
+    return False
+
+
+def _read_tty(put: Callable[[str | None], None]) -> None:
+    """Lines typed at a terminal, with line editing (`input`)."""
+    while True:
+        try:
+            line = input()
+        except (EOFError, KeyboardInterrupt):
+            put(None)
+            return
+        put(line)
+
+
+def _read_pipe(put: Callable[[str | None], None]) -> None:
+    """Lines from a pipe or file, read from the descriptor itself: `sys.stdin`'s buffer is
+    never held by this daemon thread, so the interpreter can exit while it waits (reading
+    `sys.stdin` here crashed at exit: `_enter_buffered_busy`). Overlong lines are cut."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
+    while chunk := _read_chunk():
+        pending += decoder.decode(chunk)
+        *complete, pending = pending.split("\n")
+        for line in complete:
+            put(line[:_MAX_LINE])
+        pending = pending[: _MAX_LINE + 1]
+    pending += decoder.decode(b"", final=True)
+    if pending:
+        put(pending[:_MAX_LINE])
+    put(None)
+
+
+def _read_chunk() -> bytes:
+    try:
+        return os.read(sys.stdin.fileno(), 65536)
+    except OSError:
+        return b""
+
+
+#: Characters of one chat line; the rest of a longer line is dropped.
+_MAX_LINE = 1_000_000

@@ -26,6 +26,7 @@ _KITS = {
     "ANSWER_SCHEMA": ".conformance.adapter",
     "AgentLayout": ".conformance.agents",
     "check_well_formed": ".conformance.context",
+    "check_turns_well_formed": ".conformance.lease",
 }
 
 __all__ = [

@@ -64,6 +64,7 @@ from hypothesis.stateful import (
 
 from ...model import Compaction, Entry, EntryKind, SessionInfo, now_ns
 from ...protocols import ExportableStore, PrunableStore, SearchableStore, Store, StoredEntry
+from .lease import LeaseConformance
 
 __all__ = ["StoreConformance"]
 
@@ -169,8 +170,9 @@ def _check_context(context: list[Entry], model: _Model) -> None:
 # -- the kit ----------------------------------------------------------------------------------
 
 
-class StoreConformance:
-    """Subclass and provide the `store` fixture (a fresh, empty store per test)."""
+class StoreConformance(LeaseConformance):
+    """Subclass and provide the `store` fixture (a fresh, empty store per test). A store
+    that keeps files may also override `reopened` and `write_torn_tail` (crash tests)."""
 
     #: Examples per property test; raise it locally when hunting a bug.
     max_examples: ClassVar[int] = 50
@@ -182,6 +184,16 @@ class StoreConformance:
     @pytest.fixture
     def store(self) -> Any:
         raise NotImplementedError("subclass StoreConformance and override the `store` fixture")
+
+    async def reopened(self, store: Any) -> Any:
+        """A new instance on the same data, as after a restart (close `store` if needed).
+        Override in a durable store's kit subclass; by default the crash tests skip."""
+        pytest.skip(f"{type(self).__name__} does not override `reopened`")
+
+    def write_torn_tail(self, store: Any, session_id: str) -> None:
+        """Leave the beginning of a write that a crash cut short, where the store keeps
+        `session_id`. Override in a file-based store's kit subclass."""
+        pytest.skip(f"{type(self).__name__} does not override `write_torn_tail`")
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -387,6 +399,20 @@ class StoreConformance:
         await store.append(gone, old)  # the id is free again: a new session, not a duplicate
         assert await store.context(gone) == [old]
 
+    async def test_acknowledged_writes_survive_a_torn_tail(self, store: Store) -> None:
+        """A crash tore the last write; every write acknowledged after it, across restarts,
+        is still there (the next write does not land on the torn line)."""
+        sid = _sid()
+        await store.append(sid, first := _entry(content="before the crash"))
+        self.write_torn_tail(store, sid)
+        acknowledged = [first]
+        for n in range(2):
+            store = await self.reopened(store)
+            await store.append(sid, entry := _entry(content=f"after the crash {n}"))
+            acknowledged.append(entry)
+        store = await self.reopened(store)
+        assert await store.context(sid) == acknowledged
+
     async def test_any_interleaving_matches_the_model(self, store: Store) -> None:
         """Append, enqueue, claim and compact in any order: `context` (and `history`) always
         equal the model's, ordered, hiding exactly the subsumed and unclaimed entries, and
@@ -490,6 +516,23 @@ class StoreConformance:
         infos = {s.id: s for s in await store.sessions()}
         assert infos[copy].entries == 2
         assert await store.history(copy) == await store.history(source)
+
+    async def test_a_restored_session_keeps_its_own_time(self, store: Store) -> None:
+        """An imported session is as old as its entries, not as the import: `sessions()`
+        shows its first and last entry's time, and `prune --older-than` sees it."""
+        if not isinstance(store, ExportableStore):
+            pytest.skip("not an ExportableStore")
+        sid, day = _sid(), 86_400 * 10**9
+        old = now_ns() - 30 * day
+        records = [
+            StoredEntry(_entry(content="old question", created_at=old)),
+            StoredEntry(_entry(EntryKind.ASSISTANT, "old answer", created_at=old + 5)),
+        ]
+        await store.restore(sid, records)
+        [info] = [s for s in await store.sessions() if s.id == sid]
+        assert (info.created_at, info.updated_at) == (old, old + 5)
+        if isinstance(store, PrunableStore):
+            assert await store.prune(older_than=timedelta(days=1)) == [sid]
 
     # -- PrunableStore ------------------------------------------------------------------------
 

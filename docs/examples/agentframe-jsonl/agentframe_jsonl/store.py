@@ -1,8 +1,10 @@
 """A Store that keeps each session as an append-only JSON Lines log of operations.
 
 Every write is one line (`append`, `enqueue`, `claim`, `compact`), so a compaction is applied
-whole or not at all; a line cut short by a crash is ignored when the log is read back. Reads are
-served from the kernel's MemoryStore, rebuilt from the log on first use. One process at a time.
+whole or not at all. A line cut short by a crash (always the last one) is cut off the file when
+the log is read back, so the next write starts a line of its own and nothing acknowledged after
+the crash is lost. Reads are served from the kernel's MemoryStore, rebuilt from the log on first
+use. One process at a time: the turn lease (`LeasingStore`) is the MemoryStore's, in-process.
 """
 
 from __future__ import annotations
@@ -72,15 +74,25 @@ class JsonlStore:
 
     async def _replay(self, path: Path) -> None:
         """Apply every line. Only the last line may be unreadable (a write cut short by a
-        crash: that operation never completed); anywhere else it is an error, not a skip."""
-        lines = path.read_text(encoding="utf-8").splitlines()
+        crash: that operation never completed); anywhere else it is an error, not a skip.
+        A torn tail is then cut off, so that the next write does not land on its line."""
+        data = path.read_bytes()
+        lines = data.split(b"\n")
+        complete = len(lines) - 1  # the part after the last newline is not a whole line
+        good = 0  # bytes of the file that hold whole, applied lines
         for number, line in enumerate(lines, 1):
+            if not line and number > complete:
+                break
             try:
-                await self._apply(json.loads(line))
+                await self._apply(json.loads(line.decode("utf-8")))
             except (ValueError, KeyError, TypeError) as err:
-                if number < len(lines):
+                if number < complete:
                     raise CorruptLogError(f"{path}:{number}: unreadable operation: {err}") from err
-                log.warning("%s:%d: ignoring a line cut short by a crash", path, number)
+                log.warning("%s:%d: cutting off a line cut short by a crash", path, number)
+                break
+            good += len(line) + 1
+        if good != len(data):
+            _cut(path, good)
 
     async def _apply(self, record: dict[str, Any]) -> None:
         session, op = record["session"], record["op"]
@@ -145,3 +157,25 @@ class JsonlStore:
         await self._memory.delete(session_id)
         self._loaded.discard(session_id)
         self._path(session_id).unlink(missing_ok=True)
+
+    # -- LeasingStore: in-process, like the store ----------------------------------------------
+
+    async def acquire_lease(self, session_id: str, holder: str, ttl: float) -> bool:
+        return await self._memory.acquire_lease(session_id, holder, ttl)
+
+    async def release_lease(self, session_id: str, holder: str) -> None:
+        await self._memory.release_lease(session_id, holder)
+
+    async def lease_revoked(self, session_id: str) -> bool:
+        return await self._memory.lease_revoked(session_id)
+
+
+def _cut(path: Path, size: int) -> None:
+    """Truncate `path` to `size` bytes (the whole lines before a torn tail), durably.
+    A whole last line without its newline (cut right before it) gets its newline instead."""
+    with path.open("r+b") as file:
+        file.truncate(size if size <= path.stat().st_size else size - 1)
+        if size > file.seek(0, os.SEEK_END):
+            file.write(b"\n")
+        file.flush()
+        os.fsync(file.fileno())

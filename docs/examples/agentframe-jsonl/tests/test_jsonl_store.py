@@ -18,6 +18,13 @@ class TestJsonlStore(StoreConformance):
     def store(self, tmp_path: Path) -> JsonlStore:
         return JsonlStore(JsonlStoreOptions(dir=tmp_path / "sessions"))
 
+    async def reopened(self, store: JsonlStore) -> JsonlStore:
+        return JsonlStore(JsonlStoreOptions(dir=store.dir))
+
+    def write_torn_tail(self, store: JsonlStore, session_id: str) -> None:
+        with (store.dir / f"{session_id}.jsonl").open("a", encoding="utf-8") as log:
+            log.write('{"op": "append", "entry": {"kind": "us')
+
 
 async def test_sessions_survive_a_restart(tmp_path: Path) -> None:
     options = JsonlStoreOptions(dir=tmp_path)

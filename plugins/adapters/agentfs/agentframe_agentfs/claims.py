@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from agentframe_core import pid_alive
 
-from .contract import Folder, TaskPaths, utc_now
+from .contract import Folder, TaskPaths, is_drainer_id, utc_now
 from .liveness import beat_age
 
 __all__ = ["Claim", "read_claim", "release", "take_over_if_stale", "try_claim"]
@@ -71,7 +71,7 @@ def read_claim(paths: TaskPaths) -> Claim | None:
         return Claim(None, None, None, age)
     pid = data.get("pid")
     return Claim(
-        data.get("drainer") if isinstance(data.get("drainer"), str) else None,
+        data["drainer"] if is_drainer_id(data.get("drainer")) else None,
         pid if isinstance(pid, int) else None,
         data.get("host") if isinstance(data.get("host"), str) else None,
         age,

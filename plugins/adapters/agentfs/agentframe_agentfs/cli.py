@@ -245,13 +245,17 @@ def retry(task_id: str, folder: Path, as_json: bool) -> None:
     metavar="JSON",
     help='Tool calls as a JSON list: [{"name": ..., "arguments": {...}}].',
 )
+@click.option("--force", is_flag=True, help="Replace an existing answer (kept as rejected).")
 @json_option
-def answer(task_id: str, folder: Path, source: Any, tool_calls: str | None, as_json: bool) -> None:
+def answer(
+    task_id: str, folder: Path, source: Any, tool_calls: str | None, force: bool, as_json: bool
+) -> None:
     """Answer a task by hand (or from a coding assistant): the answer file, then the sentinel,
-    both atomically. TASK_ID may be a unique prefix."""
+    both atomically. TASK_ID may be a unique prefix. An answered task is refused unless
+    `--force`, which keeps the old answer beside it (`.rejected.N`)."""
     import json
 
-    from .contract import Answer, decode_tool_calls, write_answer
+    from .contract import Answer, decode_tool_calls, set_aside, write_answer
     from .inspection import resolve
 
     where = Folder(folder)
@@ -263,6 +267,13 @@ def answer(task_id: str, folder: Path, source: Any, tool_calls: str | None, as_j
         calls = decode_tool_calls(json.loads(tool_calls)) if tool_calls else ()
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="--tool-calls") from err
+    if paths.answer.exists() or paths.done.exists():
+        if not force:
+            raise AgentframeError(
+                f"task {full} is already answered ({paths.answer}); pass --force to replace "
+                "the answer (the old one is kept beside it)"
+            )
+        set_aside(paths)
     write_answer(paths, Answer(source.read(), calls))
     paths.claim.unlink(missing_ok=True)
     if as_json:

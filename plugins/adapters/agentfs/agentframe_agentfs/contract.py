@@ -51,6 +51,7 @@ __all__ = [
     "decode_messages",
     "decode_tool_calls",
     "encode_answer",
+    "is_drainer_id",
     "is_task_id",
     "parse_answer",
     "parse_task",
@@ -65,6 +66,8 @@ __all__ = [
 ENVELOPE_VERSION = 2
 
 _TASK_ID = re.compile(r"[0-9a-f]{64}")
+#: A drainer id names its heartbeat file: one plain file name, never a path.
+_DRAINER_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}")
 TASK_SUFFIX = ".task.json"
 ANSWER_SUFFIX = ".answer.json"
 DONE_SUFFIX = ".done"
@@ -80,6 +83,11 @@ def task_id(system: str, user: str, context_label: str) -> str:
 
 def is_task_id(value: object) -> bool:
     return isinstance(value, str) and _TASK_ID.fullmatch(value) is not None
+
+
+def is_drainer_id(value: object) -> bool:
+    """A name that is safe as a file name in the heartbeats folder (hostname-pid-hex)."""
+    return isinstance(value, str) and _DRAINER_ID.fullmatch(value) is not None and ".." not in value
 
 
 def step_of(context_label: str) -> str:

@@ -41,6 +41,7 @@ from .contract import (
     Answer,
     Folder,
     TaskPaths,
+    is_drainer_id,
     is_task_id,
     parse_task,
     write_answer,
@@ -94,6 +95,8 @@ class Drainer:
         self.adapter = adapter
         self.settings = settings or DrainerSettings()
         self.id = drainer_id or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
+        if not is_drainer_id(self.id):
+            raise ValueError(f"drainer id {self.id!r}: use letters, digits, '_', '.' and '-'")
         self.adapter_name = adapter_name
         self.answered = 0
         self.failed = 0

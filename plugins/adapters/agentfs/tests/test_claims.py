@@ -109,3 +109,22 @@ def test_a_claim_with_no_known_owner_is_kept_for_the_grace(tmp_path: Path) -> No
     old = time.time() - 60
     os.utime(paths.claim, (old, old))
     assert take_over_if_stale(folder, paths, "me", 5.0)
+
+
+def test_a_crafted_drainer_name_cannot_point_at_a_fresh_file_elsewhere(tmp_path: Path) -> None:
+    """The heartbeat path is built from the claim's `drainer`: a name that leaves the
+    heartbeats folder (here at a file kept fresh) is no known owner (issue 12, item 13)."""
+    folder = Folder(tmp_path)
+    folder.ensure()
+    paths = folder.paths(ids(1)[0])
+    evergreen = folder.heartbeats.parent / "evergreen.json"
+    evergreen.write_text("{}")  # fresh, and outside the heartbeats folder
+    for crafted in ("../evergreen", "/" + str(evergreen.with_suffix("")), ".", "a\x00b"):
+        record = {"drainer": crafted, "pid": 1, "host": "elsewhere"}
+        paths.claim.write_text(json.dumps(record))
+        old = time.time() - 60
+        os.utime(paths.claim, (old, old))
+        claim = read_claim(paths)
+        assert claim is not None and claim.drainer is None, crafted
+        assert take_over_if_stale(folder, paths, "me", 5.0), crafted
+        paths.claim.unlink()

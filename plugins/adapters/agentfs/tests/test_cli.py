@@ -184,3 +184,28 @@ def test_install_skill_defaults_to_the_claude_skills_folder(tmp_path: Path) -> N
         done.stdout.strip()
         == f"installed: {tmp_path}/.claude/skills/agentframe-agent-mode/SKILL.md"
     )
+
+
+async def test_answer_refuses_to_overwrite_an_answer_without_force(tmp_path: Path) -> None:
+    [task] = await leave_tasks(tmp_path / "work", "one")
+    where = ["--dir", str(tmp_path / "work")]
+
+    def answer(text: str, *extra: str):  # type: ignore[no-untyped-def]
+        source = _write(tmp_path / f"{text}.txt", text)
+        return run_agentframe(
+            tmp_path, "agent-mode", "answer", task, *where, "--file", str(source), *extra
+        )
+
+    assert answer("first").returncode == 0
+    again = answer("second")
+    assert (
+        again.returncode == 1 and "already answered" in again.stderr and "--force" in again.stderr
+    )
+    assert "Traceback" not in again.stderr
+    shown = cli_json(tmp_path, "show", task)
+    assert shown["answer"]["answer"] == "first"  # type: ignore[index]
+    assert answer("second", "--force").returncode == 0
+    shown = cli_json(tmp_path, "show", task)
+    assert shown["answer"]["answer"] == "second"  # type: ignore[index]
+    kept = tmp_path / "work" / "agent_outbox" / f"{task}.answer.json.rejected.1"
+    assert "first" in kept.read_text()  # the replaced answer is kept, not lost

@@ -18,14 +18,16 @@ from agentframe_agentfs.watch import inotify_available, watch
 MODES = [pytest.param(None, id="inotify"), pytest.param(False, id="polling")]
 
 
-async def wait_for_file(folder: Path, name: str, mode: bool | None, poll: float) -> float:
-    """Seconds from start until `name` was seen."""
+async def wait_for_file(
+    folder: Path, name: str, mode: bool | None, poll: float
+) -> tuple[float, bool]:
+    """Seconds from start until `name` was seen, and whether inotify did the watching."""
     start = time.monotonic()
     target = folder / name
     async with watch(folder, lambda n, gone: n == name and not gone, poll, inotify=mode) as c:
         while not target.exists():
             await c.wait(10)
-    return time.monotonic() - start
+    return time.monotonic() - start, c.inotify
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -38,8 +40,9 @@ async def test_a_file_renamed_in_by_another_process_is_seen(tmp_path: Path, mode
     )
     process = subprocess.Popen([sys.executable, "-c", writer, str(tmp_path)])
     # a poll interval far beyond the test's patience: only a wake-up can make it in time
-    waited = await asyncio.wait_for(wait_for_file(tmp_path, "x.done", mode, 30.0), 10)
+    waited, used_inotify = await asyncio.wait_for(wait_for_file(tmp_path, "x.done", mode, 30.0), 10)
     process.wait(10)
+    assert used_inotify is (mode is None)  # the inotify case really used inotify
     assert waited >= 0.25
     if mode is False:
         assert waited < 2.0  # 1 ms growing by half: the look after 0.3 s comes before 0.5 s

@@ -87,9 +87,11 @@ async def test_streaming_delivers_the_reply_token_by_token(adapter: LlamaCppAdap
     assert isinstance(completion, Completion)
     assert len(deltas) > 3 and all(isinstance(d, str) for d in deltas)
     assert "".join(str(d) for d in deltas) == completion.content
-    assert (
-        completion.usage.completion_tokens == len(deltas) or completion.usage.completion_tokens > 0
-    )
+    tokens = completion.usage.completion_tokens
+    assert 0 < tokens <= 24
+    # one delta per token, but for a token that carries no text of its own (part of a UTF-8
+    # character, or an empty piece): the count of deltas is the count of tokens, nearly
+    assert tokens - 2 <= len(deltas) <= tokens, (len(deltas), tokens)
 
 
 async def test_the_kv_cache_serves_a_growing_conversation(adapter: LlamaCppAdapter) -> None:
@@ -187,7 +189,9 @@ async def test_repeated_crashes_give_up_with_the_log(
         await kill(runtime)
         with pytest.raises(ServerStartError, match="crashed 2 times in a row") as caught:
             await runtime.ensure("smollm2")
-        assert "llama_server" in str(caught.value) or "srv" in str(caught.value)
+        # the error ends with the end of the server's log
+        lines = runtime.log_file("smollm2").read_text().strip().splitlines()
+        assert lines and lines[-1].strip() in str(caught.value)
     finally:
         await runtime.astop_owned()
 
@@ -215,7 +219,9 @@ async def test_a_model_the_server_cannot_load_is_rejected_with_its_log(
     runtime = LlamaRuntime(options, models_dir=tmp_path / "m", state_dir=tmp_path / "s")
     with pytest.raises(ServerStartError, match=r"exited \(code \d+\) while starting") as caught:
         await runtime.ensure("broken")
-    assert "failed to load model" in str(caught.value) or "error" in str(caught.value).lower()
+    message = str(caught.value)
+    assert "failed to load model" in message and "truncated.gguf" in message
+    assert "not within the file bounds" in message  # llama-server's own words, from its log
     assert not runtime.servers
 
 

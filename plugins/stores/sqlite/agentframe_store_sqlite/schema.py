@@ -89,8 +89,20 @@ _V3_GENERATION = (
     END""",
 )
 
+# The turn lease of each session (one turn at a time across processes), and the tombstone of a
+# session deleted while its lease was live: `revoked = 1` until the holder releases it or it
+# expires (`expires_at`, wall-clock ns). Keyed by session id: a lease may precede the session.
+_V4_LEASES = (
+    """CREATE TABLE leases (
+        session TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        revoked INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID""",
+)
+
 #: `MIGRATIONS[v]`: the statements that take a file from schema version v to v + 1.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1_LOG, _V2_SEARCH, _V3_GENERATION)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1_LOG, _V2_SEARCH, _V3_GENERATION, _V4_LEASES)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -15,6 +15,7 @@ import contextlib
 import json
 import re
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -25,6 +26,7 @@ from agentframe_core import (
     Compaction,
     Entry,
     EntryKind,
+    SessionDeletedError,
     SessionInfo,
     StoredEntry,
     now_ns,
@@ -174,6 +176,7 @@ class SqliteStore:
     def _add(self, session_id: str, entry: Entry, pending: bool) -> None:
         row = _encode(entry)
         with self._write() as db:
+            _refuse_deleted(db, session_id)
             key = _touch(db, session_id, 1, session_title(entry))
             _insert(db, session_id, key, row, pending, False)
 
@@ -226,6 +229,7 @@ class SqliteStore:
             raise ValueError("a compaction marker must have kind 'compaction'")
         row = _encode(marker)
         with self._write() as db:
+            _refuse_deleted(db, session_id)
             key = _touch(db, session_id, 1, None)
             _insert(db, session_id, key, row, False, False)
             db.executemany(
@@ -249,6 +253,41 @@ class SqliteStore:
     def _delete(self, session_id: str) -> None:
         with self._write() as db:
             _drop(db, session_id)
+            _revoke(db, session_id)
+
+    # -- LeasingStore: one turn at a time per session, across processes ------------------------
+
+    async def acquire_lease(self, session_id: str, holder: str, ttl: float) -> bool:
+        return await self._run(self._acquire_lease, session_id, holder, ttl)
+
+    def _acquire_lease(self, session_id: str, holder: str, ttl: float) -> bool:
+        now = time.time_ns()
+        with self._write() as db:
+            taken = db.execute(
+                "SELECT 1 FROM leases WHERE session = ? AND expires_at > ? "
+                "AND (revoked = 1 OR holder != ?)",
+                (session_id, now, holder),
+            ).fetchone()
+            if taken:
+                return False
+            db.execute(
+                "INSERT OR REPLACE INTO leases (session, holder, expires_at) VALUES (?, ?, ?)",
+                (session_id, holder, now + int(ttl * 1e9)),
+            )
+            return True
+
+    async def release_lease(self, session_id: str, holder: str) -> None:
+        await self._run(self._release_lease, session_id, holder)
+
+    def _release_lease(self, session_id: str, holder: str) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM leases WHERE session = ? AND holder = ?", (session_id, holder))
+
+    async def lease_revoked(self, session_id: str) -> bool:
+        return await self._read(self._lease_revoked, session_id)
+
+    def _lease_revoked(self, session_id: str) -> bool:
+        return _revoked(self._reader.db, session_id)
 
     # -- ExportableStore ----------------------------------------------------------------------
 
@@ -270,9 +309,15 @@ class SqliteStore:
             seen.add(record.entry.id)
         rows = [(*_encode(r.entry), r.pending, r.subsumed) for r in records]
         title = next(filter(None, (session_title(r.entry) for r in records)), None)
+        stamps = [r.entry.created_at for r in records] or [now_ns()]
         with self._write() as db:
+            _refuse_deleted(db, session_id)
             _drop(db, session_id)
             key = _touch(db, session_id, len(rows), title)
+            db.execute(  # the session's own time, not the import's
+                "UPDATE sessions SET created_at = ?, updated_at = ? WHERE key = ?",
+                (min(stamps), max(stamps), key),
+            )
             db.executemany(_INSERT_ENTRY, ((key, *row) for row in rows))
 
     # -- PrunableStore, and reclaiming space --------------------------------------------------
@@ -290,6 +335,7 @@ class SqliteStore:
             doomed = sessions_to_prune(newest_first, older_than=older_than, keep_last=keep_last)
             for session_id in doomed:
                 _drop(db, session_id)
+                _revoke(db, session_id)
         return doomed
 
     async def vacuum(self) -> None:
@@ -380,6 +426,28 @@ def _insert(
         if "UNIQUE" not in str(err):
             raise
         raise ValueError(f"entry {row[0]!r} is already in session {session_id!r}") from err
+
+
+def _revoked(db: sqlite3.Connection, session_id: str) -> bool:
+    found = db.execute(
+        "SELECT 1 FROM leases WHERE session = ? AND revoked = 1 AND expires_at > ?",
+        (session_id, time.time_ns()),
+    ).fetchone()
+    return found is not None
+
+
+def _refuse_deleted(db: sqlite3.Connection, session_id: str) -> None:
+    """In a write transaction: refuse to write to a session deleted under a live lease."""
+    if _revoked(db, session_id):
+        raise SessionDeletedError(f"session {session_id!r} was deleted during a turn")
+
+
+def _revoke(db: sqlite3.Connection, session_id: str) -> None:
+    """Turn a live lease into the deleted session's tombstone (see `LeasingStore`)."""
+    db.execute(
+        "UPDATE leases SET revoked = 1 WHERE session = ? AND expires_at > ?",
+        (session_id, time.time_ns()),
+    )
 
 
 def _drop(db: sqlite3.Connection, session_id: str) -> None:

@@ -93,13 +93,15 @@ def lines_of(child: subprocess.Popen[str]) -> queue.Queue[str | None]:
     return lines
 
 
-def live_once(path: Path, reports: Reports, rng: random.Random, mid_compaction: bool) -> None:
-    """Start the child, kill it (at a random moment, or just as a compaction starts)."""
+def live_once(path: Path, reports: Reports, rng: random.Random, mid_compaction: bool) -> bool:
+    """Start the child, kill it (at a random moment, or just as a compaction starts); whether
+    the kill came while a compaction had started."""
     child = spawn("churn", str(path), "crash")
     lines = lines_of(child)
     assert lines.get(timeout=30) == "ready", child.stderr.read() if child.stderr else ""
     deadline = time.monotonic() + rng.uniform(0.0, 0.25)
     compacting: str | None = None
+    started_compaction = False
     while True:
         timeout = 30.0 if mid_compaction else max(deadline - time.monotonic(), 0.0)
         try:
@@ -115,6 +117,7 @@ def live_once(path: Path, reports: Reports, rng: random.Random, mid_compaction: 
             compacting = None
         elif verb == "compacting":
             compacting = entry_id
+            started_compaction = True
             if mid_compaction:
                 time.sleep(rng.uniform(0.0, 0.004))
                 break
@@ -129,6 +132,7 @@ def live_once(path: Path, reports: Reports, rng: random.Random, mid_compaction: 
             compacting = None if entry_id == compacting else compacting
     if compacting is not None:
         reports.in_flight.append(compacting)
+    return started_compaction
 
 
 async def check_file(path: Path, reports: Reports) -> None:
@@ -168,7 +172,10 @@ async def test_sigkill_at_random_points_loses_nothing_reported(tmp_path: Path) -
     reports = Reports()
     lives = 24
     for life in range(lives):
-        live_once(path, reports, rng, mid_compaction=life % 2 == 1)
+        appended_before = len(reports.appended)
+        at_compaction = live_once(path, reports, rng, mid_compaction=life % 2 == 1)
+        if life % 2 == 1:  # this life was killed as a compaction started: it wrote first
+            assert at_compaction and len(reports.appended) > appended_before, life
         await check_file(path, reports)
     store = SqliteStore(path)
     try:
@@ -180,3 +187,6 @@ async def test_sigkill_at_random_points_loses_nothing_reported(tmp_path: Path) -
         f"{lives} kills, {len(reports.appended)} appends, {len(reports.compacted)} compactions, "
         f"{len(reports.in_flight)} killed mid-compaction ({applied} of those had committed)"
     )
+    # the kills hit real work: many appends, and compactions in flight (issue 12, item 18)
+    assert len(reports.appended) >= 40 * (lives // 2)  # each compaction follows 40 appends
+    assert reports.in_flight, "no kill landed inside a compaction"

@@ -1,0 +1,181 @@
+"""The turn lease part of `StoreConformance`: one turn at a time per session, deletion
+tombstones, and the history concurrent runs leave behind. Every store is held to it: a store
+without `LeasingStore` fails these tests instead of skipping them.
+
+`check_turns_well_formed` is public: the SQLite plugin uses it on the history that eight real
+`agentframe run --session S` processes leave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from ...model import Entry, EntryKind
+from ...protocols import LeasingStore, Store
+from ...render import NO_RESULT
+
+__all__ = ["LeaseConformance", "check_turns_well_formed"]
+
+
+def _sid() -> str:
+    return f"kit-lease-{uuid.uuid4().hex[:12]}"
+
+
+def _leasing(store: Store) -> LeasingStore:
+    if not isinstance(store, LeasingStore):
+        pytest.fail(
+            f"{type(store).__name__} has no turn lease: implement acquire_lease, "
+            "release_lease and lease_revoked (agentframe_core.protocols.LeasingStore)"
+        )
+    return store
+
+
+def check_turns_well_formed(entries: Sequence[Entry], replies: dict[str, str]) -> None:
+    """Assert that a session's history is a sequence of whole turns.
+
+    - every tool call is directly followed (after the other calls of its reply) by its result;
+    - `replies` maps each run's user-message text to the reply that run reported: it must be
+      the first turn-ending answer after its message, so no other turn's reply sits between
+      a message and its answer (a run whose message joined another's turn reports that turn's
+      answer)."""
+    open_calls: list[str] = []
+    for index, entry in enumerate(entries):
+        if entry.kind is EntryKind.TOOL_CALL:
+            assert not open_calls or entries[index - 1].kind is EntryKind.TOOL_CALL, (
+                f"entry {index}: a tool call after another call's result: {entry}"
+            )
+            open_calls.append(entry.tool_call_id or "")
+        elif entry.kind is EntryKind.TOOL_RESULT and open_calls:
+            assert entry.tool_call_id in open_calls, f"entry {index}: result of an unknown call"
+            open_calls.remove(entry.tool_call_id or "")
+        else:
+            assert not open_calls, f"entry {index} sits between tool calls and their results"
+    assert not open_calls, "tool calls without their results at the end"
+    for text, reply in replies.items():
+        start = next(
+            i for i, e in enumerate(entries) if e.kind is EntryKind.USER and e.content == text
+        )
+        answer = next(
+            (e for e in entries[start + 1 :] if _ends_turn(entries, e)),
+            None,
+        )
+        assert answer is not None, f"{text!r} was never answered"
+        assert answer.content == reply, (
+            f"{text!r} reported {reply!r}, but the answer after it is {answer.content!r}"
+        )
+
+
+def _ends_turn(entries: Sequence[Entry], entry: Entry) -> bool:
+    """An assistant entry with text and no tool calls of its own."""
+    if entry.kind is not EntryKind.ASSISTANT or not entry.content:
+        return False
+    index = entries.index(entry)
+    after = entries[index + 1] if index + 1 < len(entries) else None
+    return after is None or after.kind is not EntryKind.TOOL_CALL
+
+
+class LeaseConformance:
+    """Mixed into `StoreConformance`."""
+
+    async def test_a_turn_lease_is_held_by_one_holder_at_a_time(self, store: Store) -> None:
+        leases, sid = _leasing(store), _sid()
+        assert await leases.acquire_lease(sid, "a", 30)
+        assert not await leases.acquire_lease(sid, "b", 30)
+        assert await leases.acquire_lease(sid, "a", 30)  # renewing
+        assert await leases.acquire_lease(_sid(), "b", 30)  # sessions are independent
+        await leases.release_lease(sid, "b")  # not b's: nothing happens
+        assert not await leases.acquire_lease(sid, "b", 30)
+        await leases.release_lease(sid, "a")
+        assert await leases.acquire_lease(sid, "b", 30)
+
+    async def test_an_expired_lease_is_free_and_lost_to_its_holder(self, store: Store) -> None:
+        leases, sid = _leasing(store), _sid()
+        assert await leases.acquire_lease(sid, "killed", 0.05)
+        await asyncio.sleep(0.1)
+        assert await leases.acquire_lease(sid, "next", 30)
+        assert not await leases.acquire_lease(sid, "killed", 30)  # its renewal fails
+
+    async def test_a_session_deleted_under_its_lease_refuses_writes(self, store: Store) -> None:
+        leases, sid = _leasing(store), _sid()
+        await store.append(sid, Entry(kind=EntryKind.USER, content="hello"))
+        assert await leases.acquire_lease(sid, "turn", 30)
+        assert not await leases.lease_revoked(sid)
+        await store.delete(sid)
+        assert await leases.lease_revoked(sid)
+        assert not await leases.acquire_lease(sid, "turn", 30)  # the holder learns it
+        assert not await leases.acquire_lease(sid, "other", 30)
+        from ...turnlease import SessionDeletedError
+
+        for write in (
+            store.append(sid, Entry(kind=EntryKind.ASSISTANT, content="late reply")),
+            store.enqueue(sid, Entry(kind=EntryKind.USER, content="late message")),
+        ):
+            with pytest.raises(SessionDeletedError):
+                await write
+        assert await store.context(sid) == []
+        assert sid not in [info.id for info in await store.sessions()]
+        await leases.release_lease(sid, "turn")  # the turn stopped: the id is free again
+        assert not await leases.lease_revoked(sid)
+        await store.append(sid, fresh := Entry(kind=EntryKind.USER, content="new"))
+        assert await store.context(sid) == [fresh]
+
+    async def test_a_tombstone_ends_when_the_lease_expires(self, store: Store) -> None:
+        leases, sid = _leasing(store), _sid()
+        assert await leases.acquire_lease(sid, "killed", 0.05)
+        await store.delete(sid)
+        assert await leases.lease_revoked(sid)
+        await asyncio.sleep(0.1)
+        assert not await leases.lease_revoked(sid)
+        assert await leases.acquire_lease(sid, "next", 30)
+
+    async def test_deleting_a_session_without_a_lease_leaves_no_tombstone(
+        self, store: Store
+    ) -> None:
+        leases, sid = _leasing(store), _sid()
+        await store.append(sid, Entry(kind=EntryKind.USER, content="x"))
+        await store.delete(sid)
+        assert not await leases.lease_revoked(sid)
+        await store.append(sid, Entry(kind=EntryKind.USER, content="y"))
+
+    async def test_concurrent_runs_on_one_session_take_whole_turns(self, store: Store) -> None:
+        """Eight runs of one session at once, each a tool call then an answer: every run takes
+        its turn or reports the turn that answered its message, and the history never
+        interleaves two turns (the next request shows no call without its result)."""
+        _leasing(store)
+        from ...functions import FunctionToolset
+        from ...protocols import Stack
+        from ...session import Session
+        from ...testing.scripted import ScriptedAdapter
+        from ...verbatim import VerbatimBuilder
+
+        def lookup(key: str) -> str:
+            """Look a key up."""
+            return f"value of {key}"
+
+        sid = _sid()
+
+        async def one(n: int) -> Any:
+            adapter = ScriptedAdapter(
+                [
+                    {"tool_calls": [{"name": "lookup", "arguments": {"key": f"k{n}"}}]},
+                    {"content": f"answer of run {n}", "delay": 0.01},
+                ],
+                cycle=True,
+            )
+            stack = Stack(adapter, store, VerbatimBuilder(), tools=[FunctionToolset([lookup])])
+            return await Session(stack, sid).run(f"question {n}")
+
+        results = await asyncio.wait_for(asyncio.gather(*(one(n) for n in range(8))), 60)
+        entries = await store.context(sid)
+        check_turns_well_formed(entries, {f"question {n}": r.reply for n, r in enumerate(results)})
+        assert any(not r.coalesced for r in results)
+        stack = Stack(ScriptedAdapter(), store, VerbatimBuilder())
+        from ...protocols import RunContext
+
+        messages = await stack.context.build(RunContext(sid, stack, None), "system")
+        assert not any(NO_RESULT in m.content for m in messages)

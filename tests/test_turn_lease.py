@@ -1,0 +1,105 @@
+"""The loop and the turn lease: one turn at a time per session, deletion stops a turn, a
+killed holder blocks the next run only until its lease expires (issue 12, items 4 and 5)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from stacks import call
+
+from agentframe_core import SessionDeletedError, tool
+from agentframe_core.session import Session
+
+
+async def test_a_session_deleted_while_the_model_answers_gets_nothing_more(make_stack):
+    stack = make_stack([{"content": "too late", "delay": 0.3}])
+    session = Session(stack, "doomed")
+    run = asyncio.create_task(session.run("hello"))
+    while not stack.adapter.requests:
+        await asyncio.sleep(0.001)
+    await stack.store.delete("doomed")
+    with pytest.raises(SessionDeletedError):
+        await run
+    assert await stack.store.context("doomed") == []
+    assert await stack.store.sessions() == []
+    assert await stack.store.acquire_lease("doomed", "next", 10)  # released: the id is free
+
+
+async def test_deletion_stops_a_long_tool_within_the_lease_period(make_stack):
+    @tool
+    async def slow() -> str:
+        """Takes long."""
+        await asyncio.sleep(30)
+        return "done"
+
+    stack = make_stack([call("slow"), "never"], [slow], turn_lease_seconds=0.3)
+    session = Session(stack, "doomed")
+    run = asyncio.create_task(session.run("go"))
+    while len(stack.adapter.requests) < 1 or not await stack.store.context("doomed"):
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    await stack.store.delete("doomed")
+    with pytest.raises(SessionDeletedError):
+        await asyncio.wait_for(run, 5)
+    assert time.monotonic() - started < 1  # the renewal (every ttl/3) noticed it
+    assert await stack.store.context("doomed") == []
+
+
+async def test_a_run_waiting_for_its_turn_on_a_deleted_session_writes_nothing(make_stack):
+    stack = make_stack(["answer"])
+    assert await stack.store.acquire_lease("S", "another process", 0.3)
+    waiting = asyncio.create_task(Session(stack, "S").run("hello"))
+    await asyncio.sleep(0.05)
+    await stack.store.delete("S")
+    with pytest.raises(SessionDeletedError):
+        await asyncio.wait_for(waiting, 5)
+    assert await stack.store.context("S") == []
+    assert not stack.adapter.requests
+
+
+async def test_a_killed_holder_blocks_the_session_until_its_lease_expires(make_stack):
+    stack = make_stack(["answer"])
+    assert await stack.store.acquire_lease("S", "killed process", 0.4)
+    started = time.monotonic()
+    result = await asyncio.wait_for(Session(stack, "S").run("hello"), 5)
+    assert result.reply == "answer" and not result.coalesced
+    assert 0.3 < time.monotonic() - started < 2
+
+
+async def test_a_queued_message_answered_by_the_holder_is_reported_not_answered_twice(make_stack):
+    first = make_stack([{"content": "one answered", "delay": 0.2}, "both answered"])
+    second = make_stack(["a second answer nobody asked for"])
+    second.store = first.store
+    running = asyncio.create_task(Session(first, "S").run("one"))
+    while not first.adapter.requests:
+        await asyncio.sleep(0.001)
+    joined = await Session(second, "S").run("two")  # claimed by the running turn
+    assert (await running).reply == "both answered"
+    assert joined.coalesced and joined.reply == "both answered" and joined.turns == 0
+    assert not second.adapter.requests
+
+
+def test_the_reported_answer_is_the_first_after_the_message_not_a_later_turns() -> None:
+    from agentframe_core import Entry, EntryKind
+    from agentframe_core.turnlease import reply_to
+
+    def entry(kind: EntryKind, content: str = "", **fields: object) -> Entry:
+        return Entry(kind=kind, content=content, **fields)  # type: ignore[arg-type]
+
+    mine = entry(EntryKind.USER, "mine")
+    context = [
+        entry(EntryKind.USER, "first"),
+        mine,
+        entry(EntryKind.ASSISTANT, "let me look"),
+        entry(EntryKind.TOOL_CALL, "{}", tool_call_id="c1", tool_name="look"),
+        entry(EntryKind.TOOL_RESULT, "found", tool_call_id="c1", tool_name="look"),
+        entry(EntryKind.ASSISTANT, "not json", tag="parse-error"),
+        entry(EntryKind.ASSISTANT, "the answer to both"),
+        entry(EntryKind.USER, "later"),
+        entry(EntryKind.ASSISTANT, "a later turn's answer"),
+    ]
+    assert reply_to(context, mine) == "the answer to both"
+    assert reply_to(context[:5], mine) is None  # its turn has not answered yet
