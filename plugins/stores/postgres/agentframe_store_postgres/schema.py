@@ -9,6 +9,8 @@ holds a transaction-level advisory lock, so processes starting at once migrate o
 
 from __future__ import annotations
 
+from typing import Any
+
 from psycopg import AsyncConnection, sql
 
 from .errors import NewerSchemaError, StoreDatabaseError
@@ -80,7 +82,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1_LOG, _V2_SEARCH, _V3_LEASES)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-async def migrate(db: AsyncConnection[object], schema: str, target: int = SCHEMA_VERSION) -> None:
+async def migrate(db: AsyncConnection[Any], schema: str, target: int = SCHEMA_VERSION) -> None:
     """Create `schema` if missing and bring it to version `target`, in one transaction."""
     async with db.transaction():
         await db.execute("SELECT pg_advisory_xact_lock(%s, 0)", (MIGRATION_LOCK,))
@@ -100,7 +102,7 @@ async def migrate(db: AsyncConnection[object], schema: str, target: int = SCHEMA
             await db.execute("UPDATE agentframe_schema SET version = %s", (target,))
 
 
-async def _version(db: AsyncConnection[object], schema: str) -> int:
+async def _version(db: AsyncConnection[Any], schema: str) -> int:
     """The schema's version (0 when new); refuse a schema that holds other tables."""
     cursor = await db.execute(
         "SELECT count(*), count(*) FILTER (WHERE table_name = 'agentframe_schema') "

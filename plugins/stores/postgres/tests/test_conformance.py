@@ -12,4 +12,3 @@ class TestPostgresStore(StoreConformance):
     @pytest.fixture
     def store(self, pg_store: PostgresStore) -> PostgresStore:
         return pg_store
-
