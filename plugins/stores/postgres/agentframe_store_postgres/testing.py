@@ -103,20 +103,39 @@ class TempServer:
     def dsn(self) -> str:
         return f"postgresql://agentframe@127.0.0.1:{self.port}/postgres"
 
-    def _run(self, tool: str, *args: str, timeout: float = 120) -> None:
+    def _command(self, tool: str, *args: str) -> list[str]:
+        """`tool args`, run as the unprivileged user when we are root."""
         command = [str(self.binaries / tool), *args]
-        if self.user is not None:
-            command = ["setpriv", f"--reuid={self.user.pw_uid}", f"--regid={self.user.pw_gid}",
-                       "--clear-groups", *command]  # fmt: skip
+        if self.user is None:
+            return command
+        uid, gid = self.user.pw_uid, self.user.pw_gid
+        return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", *command]
+
+    def _run(self, tool: str, *args: str, timeout: float = 120) -> None:
+        command = self._command(tool, *args)
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd="/")
         if done.returncode != 0:
             raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr[-2000:]}")
 
     def start(self) -> TempServer:
-        self._run("initdb", "-D", str(self.data), "-U", "agentframe", "--auth=trust",
-                  "-E", "UTF8", "--locale=C", "--no-sync")  # fmt: skip
-        settings = ["-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''",
-                    "-c max_connections=300", "-c shared_buffers=64MB"]  # fmt: skip
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            "agentframe",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
+        settings = [
+            "-c listen_addresses=127.0.0.1",
+            "-c unix_socket_directories=''",
+            "-c max_connections=300",
+            "-c shared_buffers=64MB",
+        ]
         if not self.durable:
             settings += ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]
         for attempt in range(3):  # the free port may be taken before the server binds it
@@ -132,16 +151,15 @@ class TempServer:
         self._guard()
         return self
 
-    def _stop_command(self) -> list[str]:
-        command = [str(self.binaries / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop"]
-        if self.user is not None:
-            command = ["setpriv", f"--reuid={self.user.pw_uid}", f"--regid={self.user.pw_gid}",
-                       "--clear-groups", *command]  # fmt: skip
-        return command
-
     def _guard(self) -> None:
         self._watchdog = subprocess.Popen(
-            [sys.executable, "-c", _WATCHDOG, *self._stop_command(), str(self.folder)],
+            [
+                sys.executable,
+                "-c",
+                _WATCHDOG,
+                *self._command("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop"),
+                str(self.folder),
+            ],
             stdin=subprocess.PIPE,
             start_new_session=True,  # a Ctrl-C of the tests does not kill it before its work
         )
@@ -162,8 +180,10 @@ def postgres_dsn() -> Iterator[str]:
     `schema`). Skips when no PostgreSQL binaries exist, unless AGENTFRAME_REQUIRE_POSTGRES=1."""
     binaries = postgres_binaries()
     if binaries is None:
-        unavailable("no PostgreSQL binaries (initdb, pg_ctl, postgres) on PATH or under "
-                    "/usr/lib/postgresql/*/bin")  # fmt: skip
+        unavailable(
+            "no PostgreSQL binaries (initdb, pg_ctl, postgres) on PATH or under "
+            "/usr/lib/postgresql/*/bin"
+        )
     assert binaries is not None
     server = TempServer(binaries)
     try:
