@@ -46,9 +46,10 @@ _TOUCH = """
 """
 _ENTRY_COLUMNS = f"session, {COLUMNS}, pending, subsumed"
 _INSERT = f"INSERT INTO entries ({_ENTRY_COLUMNS}) VALUES ({', '.join(['%s'] * 13)})"
+# one binary array, not a row per entry: 100k sequence numbers parse in C in a few ms
 _VISIBLE = f"""
-    SELECT seq FROM entries WHERE session = {_KEY} AND NOT pending AND NOT subsumed
-    ORDER BY created_at, seq
+    SELECT coalesce(array_agg(seq ORDER BY created_at, seq), '{{}}') FROM entries
+    WHERE session = {_KEY} AND NOT pending AND NOT subsumed
 """
 _VISIBLE_ROWS = f"""
     SELECT seq, {COLUMNS} FROM entries WHERE session = {_KEY} AND NOT pending AND NOT subsumed
@@ -222,7 +223,8 @@ class PostgresStore:
         if len(decoded) > _DECODED_LIMIT:
             decoded.clear()
         async with self._connection() as db:
-            seqs = [seq for (seq,) in await (await db.execute(_VISIBLE, (session_id,))).fetchall()]
+            found = await (await db.execute(_VISIBLE, (session_id,), binary=True)).fetchone()
+            seqs: list[int] = found[0] if found else []
             missing = [seq for seq in seqs if seq not in decoded]
             if missing:
                 query = f"SELECT seq, {COLUMNS} FROM entries WHERE seq = ANY(%s)"
