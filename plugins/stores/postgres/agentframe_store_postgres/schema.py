@@ -15,7 +15,7 @@ from psycopg import AsyncConnection, sql
 
 from .errors import NewerSchemaError, StoreDatabaseError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SESSION_LOCK", "migrate"]
+__all__ = ["DELETED_SQLSTATE", "MIGRATIONS", "SCHEMA_VERSION", "SESSION_LOCK", "migrate"]
 
 #: The advisory lock class of migrations ("afsm"); sessions use SESSION_LOCK ("afss").
 MIGRATION_LOCK = 0x6166736D
@@ -77,8 +77,46 @@ _V3_LEASES = (
     )""",
 )
 
+#: The SQLSTATE `agentframe_add` raises for a session deleted under a live lease.
+DELETED_SQLSTATE = "AF001"
+
+# An append or enqueue in one round trip (one statement, its own transaction): the session's
+# lock, the tombstone check, the session row, the entry, and the NOTIFY of an enqueue.
+_V4_ADD = (
+    f"""CREATE FUNCTION agentframe_add(
+        p_session text, p_now bigint, p_title text, p_pending boolean,
+        p_channel text, p_token text, p_id text, p_kind text, p_content text,
+        p_tool_call_id text, p_tool_name text, p_tag text, p_origin text, p_meta text,
+        p_exact text, p_created_at bigint
+    ) RETURNS void LANGUAGE plpgsql AS $$
+    DECLARE
+        k bigint;
+    BEGIN
+        PERFORM pg_advisory_xact_lock({SESSION_LOCK}, hashtext(p_session));
+        IF EXISTS (SELECT 1 FROM leases WHERE session = p_session AND revoked
+                   AND expires_at > clock_timestamp()) THEN
+            RAISE EXCEPTION 'session % was deleted during a turn', p_session
+                USING ERRCODE = '{DELETED_SQLSTATE}';
+        END IF;
+        INSERT INTO sessions (id, created_at, updated_at, entries, title)
+        VALUES (p_session, p_now, p_now, 1, p_title)
+        ON CONFLICT (id) DO UPDATE SET
+            updated_at = greatest(sessions.updated_at, excluded.updated_at),
+            entries = sessions.entries + 1,
+            title = coalesce(sessions.title, excluded.title)
+        RETURNING key INTO k;
+        INSERT INTO entries (session, id, kind, content, tool_call_id, tool_name, tag, origin,
+                             meta, exact, created_at, pending)
+        VALUES (k, p_id, p_kind, p_content, p_tool_call_id, p_tool_name, p_tag, p_origin,
+                p_meta, p_exact, p_created_at, p_pending);
+        IF p_pending THEN
+            PERFORM pg_notify(p_channel, p_token);
+        END IF;
+    END $$""",
+)
+
 #: `MIGRATIONS[v]`: the statements that take a schema from version v to v + 1.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1_LOG, _V2_SEARCH, _V3_LEASES)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1_LOG, _V2_SEARCH, _V3_LEASES, _V4_ADD)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

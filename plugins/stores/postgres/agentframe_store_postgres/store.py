@@ -29,7 +29,7 @@ from agentframe_core.retention import sessions_to_prune
 from .dsn import masked, scrub
 from .errors import StoreDatabaseError
 from .rows import COLUMNS, Row, decode, encode
-from .schema import SESSION_LOCK, migrate
+from .schema import DELETED_SQLSTATE, SESSION_LOCK, migrate
 
 __all__ = ["PostgresStore"]
 
@@ -45,6 +45,7 @@ _TOUCH = """
     RETURNING key
 """
 _ENTRY_COLUMNS = f"session, {COLUMNS}, pending, subsumed"
+_ADD = f"SELECT agentframe_add({', '.join(['%s'] * 16)})"
 _INSERT = f"INSERT INTO entries ({_ENTRY_COLUMNS}) VALUES ({', '.join(['%s'] * 13)})"
 # one binary array, not a row per entry: 100k sequence numbers parse in C in a few ms
 _VISIBLE = f"""
@@ -203,13 +204,27 @@ class PostgresStore:
         await self._add(session_id, entry, True)
 
     async def _add(self, session_id: str, entry: Entry, pending: bool) -> None:
+        """One round trip: `agentframe_add` (schema v4) does the whole write."""
         row = encode(entry)
-        async with self._write(session_id) as db:
-            await _refuse_deleted(db, session_id)
-            key = await _touch(db, session_id, 1, session_title(entry))
-            await db.execute(_INSERT, (key, *row, pending, False))
-            if pending:  # delivered when the transaction commits
-                await db.execute("SELECT pg_notify(%s, %s)", (self._channel, _token(session_id)))
+        head = (
+            session_id,
+            now_ns(),
+            _plain(session_title(entry)),
+            pending,
+            self._channel,
+            _token(session_id),
+        )
+        try:
+            async with self._connection() as db:
+                await db.execute(_ADD, (*head, *row))
+        except psycopg.errors.UniqueViolation:
+            raise ValueError(f"entry {entry.id!r} is already in session {session_id!r}") from None
+        except psycopg.Error as err:
+            if err.sqlstate == DELETED_SQLSTATE:
+                raise SessionDeletedError(
+                    f"session {session_id!r} was deleted during a turn"
+                ) from None
+            raise
 
     async def claim_pending(self, session_id: str, at: int) -> int:
         async with self._connection() as db:
@@ -370,12 +385,15 @@ def _token(session_id: str) -> str:
     return hashlib.blake2b(session_id.encode(), digest_size=16).hexdigest()
 
 
+def _plain(title: str | None) -> str | None:
+    """A title as a text column holds it (NUL cannot be stored)."""
+    return None if title is None else title.replace("\x00", "\ufffd")
+
+
 async def _touch(db: Connection, session_id: str, added: int, title: str | None) -> int:
     """Create the session or mark it updated, counting `added` entries; its key."""
-    if title is not None:
-        title = title.replace("\x00", "\ufffd")
     stamp = now_ns()
-    cursor = await db.execute(_TOUCH, (session_id, stamp, stamp, added, title))
+    cursor = await db.execute(_TOUCH, (session_id, stamp, stamp, added, _plain(title)))
     row = await cursor.fetchone()
     assert row is not None
     return int(row[0])

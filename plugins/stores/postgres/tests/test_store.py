@@ -94,7 +94,7 @@ async def test_an_old_schema_is_migrated_and_keeps_its_entries(
         assert await store.acquire_lease("old", "me", 5)
     finally:
         await store.aclose()
-    assert SCHEMA_VERSION == len(MIGRATIONS) == 3
+    assert SCHEMA_VERSION == len(MIGRATIONS) == 4
 
 
 async def test_a_newer_or_foreign_schema_is_refused_untouched(
