@@ -1,0 +1,180 @@
+"""`agentframe submit|worker|status|result|cancel`: durable runs on DBOS queues.
+
+Every command names the DBOS system database with `--system-database-url` (or
+AGENTFRAME_DBOS_URL): SQLite by default (one machine), PostgreSQL to spread workers over
+machines. Workers create the system database; submit after one worker has started once.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import click
+
+from agentframe_core.cli import App, emit_json, handle_errors, pass_app
+
+__all__ = ["cancel", "result", "status", "submit", "worker"]
+
+WORKFLOW_NAME = "agentframe_run"  # the name durable.agentframe_run is registered under
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _default_url() -> str:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
+    return f"sqlite:///{os.path.join(base, 'agentframe', 'dbos.sqlite')}"
+
+
+def _url_option(command: F) -> F:
+    return click.option(
+        "--system-database-url",
+        "url",
+        envvar="AGENTFRAME_DBOS_URL",
+        default=_default_url,
+        show_default="sqlite under $XDG_DATA_HOME/agentframe",
+        help="DBOS system database: sqlite:///FILE, or postgresql://... to share workers.",
+    )(command)
+
+
+def _queue_option(command: F) -> F:
+    return click.option("--queue", "-q", default="agentframe", show_default=True)(command)
+
+
+@contextmanager
+def _client(url: str) -> Iterator[Any]:
+    from dbos import DBOSClient
+
+    if url.startswith("sqlite:///"):
+        os.makedirs(os.path.dirname(url[len("sqlite:///") :]) or ".", exist_ok=True)
+    client = DBOSClient(system_database_url=url)
+    try:
+        yield client
+    except Exception as err:  # the database's own errors: say what, not a traceback
+        if "no such table" in str(err) or "does not exist" in str(err):
+            raise click.ClickException(
+                "no DBOS system database there yet: start `agentframe worker` once first"
+            ) from None
+        raise
+    finally:
+        client.destroy()
+
+
+@click.command()
+@click.option("--session", "-s", "session_id", required=True, help="The session to run in.")
+@_queue_option
+@_url_option
+@click.argument("prompt")
+@pass_app
+def submit(app: App, session_id: str, queue: str, url: str, prompt: str) -> None:
+    """Queue a durable run of PROMPT; print its workflow id."""
+    with handle_errors(), _client(url) as client:
+        path = app.config_path()
+        handle = client.enqueue(
+            {"queue_name": queue, "workflow_name": WORKFLOW_NAME},
+            str(path.resolve()) if path else None,
+            app.profile,
+            session_id,
+            prompt,
+        )
+        click.echo(handle.get_workflow_id())
+
+
+@click.command()
+@_queue_option
+@click.option(
+    "--worker-concurrency",
+    type=click.IntRange(1, 1000),
+    default=4,
+    show_default=True,
+    help="Runs of the queue at once in this worker.",
+)
+@click.option(
+    "--concurrency",
+    "global_concurrency",
+    type=click.IntRange(1, 100000),
+    help="Runs of the queue at once over all workers.",
+)
+@click.option(
+    "--executor-id",
+    help="This worker's id. Restarting a worker with the same id "
+    "recovers the runs it had in flight (default: 'local').",
+)
+@_url_option
+def worker(
+    queue: str,
+    worker_concurrency: int,
+    global_concurrency: int | None,
+    executor_id: str | None,
+    url: str,
+) -> None:
+    """Run queued runs until stopped (SIGTERM or Ctrl-C)."""
+    from dbos import DBOS
+
+    from . import durable  # registers the workflow
+
+    assert durable.WORKFLOW_NAME == WORKFLOW_NAME
+    if url.startswith("sqlite:///"):
+        os.makedirs(os.path.dirname(url[len("sqlite:///") :]) or ".", exist_ok=True)
+    config: Any = {"name": "agentframe", "system_database_url": url, "log_level": "WARNING"}
+    if executor_id:
+        config["executor_id"] = executor_id
+    DBOS(config=config)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        DBOS.launch()  # recovers this executor's runs left pending by a crash
+        DBOS.register_queue(
+            queue, worker_concurrency=worker_concurrency, global_concurrency=global_concurrency
+        )
+        click.echo(f"worker {DBOS.executor_id} on queue {queue!r}", err=True)
+        stop.wait()
+    finally:
+        DBOS.destroy()
+
+
+@click.command()
+@click.argument("workflow_id")
+@_url_option
+def status(workflow_id: str, url: str) -> None:
+    """A run's state and the steps it has completed."""
+    with handle_errors(), _client(url) as client:
+        found = client.retrieve_workflow(workflow_id).get_status()
+        steps = client.list_workflow_steps(workflow_id)
+        emit_json(
+            {
+                "workflow_id": workflow_id,
+                "status": str(found.status),
+                "queue": found.queue_name,
+                "executor": found.executor_id,
+                "steps": [step.get("function_name") for step in steps],
+            }
+        )
+
+
+@click.command()
+@click.argument("workflow_id")
+@click.option("--json", "as_json", is_flag=True, help="The whole result as JSON.")
+@_url_option
+def result(workflow_id: str, as_json: bool, url: str) -> None:
+    """Wait for a run's answer and print it."""
+    with handle_errors(), _client(url) as client:
+        outcome = client.retrieve_workflow(workflow_id).get_result()
+        if as_json:
+            emit_json(outcome)
+        else:
+            click.echo(outcome["reply"] if isinstance(outcome, dict) else outcome)
+
+
+@click.command()
+@click.argument("workflow_id")
+@_url_option
+def cancel(workflow_id: str, url: str) -> None:
+    """Cancel a queued or running run (its completed steps stay recorded)."""
+    with handle_errors(), _client(url) as client:
+        client.cancel_workflow(workflow_id)
+        click.echo(f"cancelled {workflow_id}")
