@@ -103,12 +103,20 @@ def submit(app: App, session_id: str, queue: str, url: str, prompt: str) -> None
     help="This worker's id. Restarting a worker with the same id "
     "recovers the runs it had in flight (default: 'local').",
 )
+@click.option(
+    "--poll-interval",
+    type=click.FloatRange(0.01, 60),
+    default=1.0,
+    show_default=True,
+    help="Seconds between looks at the queue.",
+)
 @_url_option
 def worker(
     queue: str,
     worker_concurrency: int,
     global_concurrency: int | None,
     executor_id: str | None,
+    poll_interval: float,
     url: str,
 ) -> None:
     """Run queued runs until stopped (SIGTERM or Ctrl-C)."""
@@ -129,7 +137,10 @@ def worker(
     try:
         DBOS.launch()  # recovers this executor's runs left pending by a crash
         DBOS.register_queue(
-            queue, worker_concurrency=worker_concurrency, global_concurrency=global_concurrency
+            queue,
+            worker_concurrency=worker_concurrency,
+            global_concurrency=global_concurrency,
+            polling_interval_sec=poll_interval,
         )
         click.echo(f"worker {DBOS.executor_id} on queue {queue!r}", err=True)
         stop.wait()
