@@ -104,6 +104,14 @@ def submit(app: App, session_id: str, queue: str, url: str, prompt: str) -> None
     "recovers the runs it had in flight (default: 'local').",
 )
 @click.option(
+    "--recover-executor",
+    "recover",
+    multiple=True,
+    metavar="ID",
+    help="Also take over the pending runs of the worker with this id, which must be dead "
+    "(repeatable).",
+)
+@click.option(
     "--poll-interval",
     type=click.FloatRange(0.01, 60),
     default=1.0,
@@ -116,6 +124,7 @@ def worker(
     worker_concurrency: int,
     global_concurrency: int | None,
     executor_id: str | None,
+    recover: tuple[str, ...],
     poll_interval: float,
     url: str,
 ) -> None:
@@ -142,10 +151,25 @@ def worker(
             global_concurrency=global_concurrency,
             polling_interval_sec=poll_interval,
         )
+        if recover:
+            _take_over(list(recover), queue)
         click.echo(f"worker {DBOS.executor_id} on queue {queue!r}", err=True)
         stop.wait()
     finally:
         DBOS.destroy()
+
+
+def _take_over(executors: list[str], queue: str) -> None:
+    """Put the dead workers' pending runs back on the queue; DBOS resumes each from its last
+    completed step on whichever worker dequeues it."""
+    from dbos import DBOS
+
+    pending = DBOS.list_workflows(
+        status="PENDING", executor_id=executors, load_input=False, load_output=False
+    )
+    for found in pending:
+        DBOS.resume_workflow(found.workflow_id, queue_name=queue)
+    click.echo(f"took over {len(pending)} run(s) of {', '.join(executors)}", err=True)
 
 
 @click.command()

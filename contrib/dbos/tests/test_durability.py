@@ -1,5 +1,6 @@
-"""A durable run in its third tool call loses its worker to SIGKILL; a second worker (same
-executor id) finishes it: no completed tool call runs again, no model call is made twice, and
+"""A durable run in its third tool call loses its worker to SIGKILL; a second worker finishes
+it (restarted under the same executor id on SQLite; another id taking the dead one's runs
+over on PostgreSQL): no completed tool call runs again, no model call is made twice, and
 the session's history is whole. DBOS on SQLite with the SQLite store, and DBOS on PostgreSQL
 with the PostgreSQL store."""
 
@@ -51,9 +52,9 @@ def _agentframe(cfg: Path, env: dict[str, str], *args: str) -> subprocess.Comple
     )
 
 
-def _worker(cfg: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+def _worker(cfg: Path, env: dict[str, str], *options: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [AGENTFRAME, "--config", cfg, "worker", "--queue", "q"],
+        [AGENTFRAME, "--config", cfg, "worker", "--queue", "q", "--poll-interval", "0.2", *options],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -71,7 +72,10 @@ def _wait_for(path: Path, line: str, worker: subprocess.Popen[str], seconds: flo
         time.sleep(0.05)
 
 
-def _crash_and_recover(tmp_path: Path, store: str, url: str, extra: dict[str, str]) -> None:
+def _crash_and_recover(
+    tmp_path: Path, store: str, url: str, extra: dict[str, str], *second_options: str
+) -> None:
+    """The first worker runs as executor 'local'; the second worker gets `second_options`."""
     cfg = tmp_path / "agentframe.yaml"
     cfg.write_text(
         f"adapter: {{use: openai, base_url: '{extra['BASE_URL']}', model: scripted-model}}\n"
@@ -98,7 +102,7 @@ def _crash_and_recover(tmp_path: Path, store: str, url: str, extra: dict[str, st
         first.send_signal(signal.SIGKILL)
         first.wait(30)
     assert "done 2" not in counter.read_text().splitlines()
-    second = _worker(cfg, env)
+    second = _worker(cfg, env, *second_options)
     try:
         done = _agentframe(cfg, env, "result", workflow_id, "--json")
         assert done.returncode == 0, done.stderr
@@ -147,5 +151,7 @@ def test_a_run_killed_in_its_third_tool_call_finishes_on_postgres(
         db.execute(f"CREATE DATABASE {database}".encode())
     url = postgres_dsn.replace("/postgres", f"/{database}")
     store = f"{{use: postgres, dsn: '{postgres_dsn}', schema: {database}}}"
-    _crash_and_recover(tmp_path, store, url, {"BASE_URL": server.url})
+    # a live worker of another id takes the dead worker's run over
+    take_over = ("--executor-id", "second", "--recover-executor", "local")
+    _crash_and_recover(tmp_path, store, url, {"BASE_URL": server.url}, *take_over)
     assert len(server.requests) == 4
