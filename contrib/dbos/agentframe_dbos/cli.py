@@ -46,13 +46,15 @@ def _queue_option(command: F) -> F:
 
 @contextmanager
 def _client(url: str) -> Iterator[Any]:
-    from dbos import DBOSClient
+    from dbos import DBOSClient, error
 
     if url.startswith("sqlite:///"):
         os.makedirs(os.path.dirname(url[len("sqlite:///") :]) or ".", exist_ok=True)
     client = DBOSClient(system_database_url=url)
     try:
         yield client
+    except error.DBOSException as err:  # an unknown workflow id, say: the message, not a traceback
+        raise click.ClickException(str(err)) from None
     except Exception as err:  # the database's own errors: say what, not a traceback
         if "no such table" in str(err) or "does not exist" in str(err):
             raise click.ClickException(
@@ -211,5 +213,6 @@ def result(workflow_id: str, as_json: bool, url: str) -> None:
 def cancel(workflow_id: str, url: str) -> None:
     """Cancel a queued or running run (its completed steps stay recorded)."""
     with handle_errors(), _client(url) as client:
+        client.retrieve_workflow(workflow_id)  # an unknown id is an error, not a no-op
         client.cancel_workflow(workflow_id)
         click.echo(f"cancelled {workflow_id}")
