@@ -158,3 +158,14 @@ def test_options_refuse_what_cannot_work(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("AGENTFRAME_TEST_DSN", "host=h password=pw")
     assert options.connection_string() == "host=h password=pw"
     assert "pw" not in repr(PostgresOptions(dsn="host=h password=pw"))
+
+
+def test_missing_binaries_skip_or_fail_as_ci_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentframe_store_postgres.testing import REQUIRE_ENV, unavailable
+
+    monkeypatch.delenv(REQUIRE_ENV, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no PostgreSQL"):
+        unavailable("no PostgreSQL binaries")
+    monkeypatch.setenv(REQUIRE_ENV, "1")
+    with pytest.raises(pytest.fail.Exception, match="requires PostgreSQL"):
+        unavailable("no PostgreSQL binaries")
