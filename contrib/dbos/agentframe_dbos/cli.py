@@ -18,9 +18,10 @@ import click
 
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app
 
-__all__ = ["cancel", "result", "status", "submit", "worker"]
+from .names import WAITING_EVENT, WORKFLOW_NAME, result_topic
 
-WORKFLOW_NAME = "agentframe_run"  # the name durable.agentframe_run is registered under
+__all__ = ["cancel", "result", "send", "status", "submit", "worker"]
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -114,6 +115,13 @@ def submit(app: App, session_id: str, queue: str, url: str, prompt: str) -> None
     "(repeatable).",
 )
 @click.option(
+    "--wait-pending",
+    type=click.FloatRange(0, 30 * 86400),
+    default=86400.0,
+    show_default=True,
+    help="Seconds a run waits for a parked tool call's result (`agentframe send`); 0: park.",
+)
+@click.option(
     "--poll-interval",
     type=click.FloatRange(0.01, 60),
     default=1.0,
@@ -127,6 +135,7 @@ def worker(
     global_concurrency: int | None,
     executor_id: str | None,
     recover: tuple[str, ...],
+    wait_pending: float,
     poll_interval: float,
     url: str,
 ) -> None:
@@ -135,7 +144,7 @@ def worker(
 
     from . import durable  # registers the workflow
 
-    assert durable.WORKFLOW_NAME == WORKFLOW_NAME
+    durable.PENDING_WAIT_SECONDS = wait_pending
     if url.startswith("sqlite:///"):
         os.makedirs(os.path.dirname(url[len("sqlite:///") :]) or ".", exist_ok=True)
     config: Any = {"name": "agentframe", "system_database_url": url, "log_level": "WARNING"}
@@ -189,6 +198,7 @@ def status(workflow_id: str, url: str) -> None:
                 "queue": found.queue_name,
                 "executor": found.executor_id,
                 "steps": [step.get("function_name") for step in steps],
+                "waiting_for": client.get_event(workflow_id, WAITING_EVENT, timeout_seconds=0),
             }
         )
 
@@ -205,6 +215,19 @@ def result(workflow_id: str, as_json: bool, url: str) -> None:
             emit_json(outcome)
         else:
             click.echo(outcome["reply"] if isinstance(outcome, dict) else outcome)
+
+
+@click.command()
+@click.argument("workflow_id")
+@click.argument("call_id")
+@click.argument("text")
+@_url_option
+def send(workflow_id: str, call_id: str, text: str, url: str) -> None:
+    """Deliver TEXT as the result of the parked tool call CALL_ID a run waits for."""
+    with handle_errors(), _client(url) as client:
+        client.retrieve_workflow(workflow_id)  # an unknown id is an error
+        client.send(workflow_id, text, topic=result_topic(call_id))
+        click.echo(f"sent the result of {call_id} to {workflow_id}")
 
 
 @click.command()

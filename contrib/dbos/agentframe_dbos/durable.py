@@ -31,9 +31,9 @@ from agentframe_core import (
     load_config,
 )
 
-__all__ = ["WORKFLOW_NAME", "DurableAdapter", "DurableDispatcher", "agentframe_run"]
+from .names import WAITING_EVENT, WORKFLOW_NAME, result_topic
 
-WORKFLOW_NAME = "agentframe_run"
+__all__ = ["PENDING_WAIT_SECONDS", "DurableAdapter", "DurableDispatcher", "agentframe_run"]
 
 
 class DurableAdapter:
@@ -57,8 +57,14 @@ class DurableAdapter:
         yield await self.complete(request)
 
 
+#: Seconds a run waits for the result of a parked tool call (`ToolResult(pending=True)`),
+#: sent with `agentframe send`; set by `agentframe worker --wait-pending`. 0: park as usual.
+PENDING_WAIT_SECONDS = 0.0
+
+
 class DurableDispatcher:
-    """A tool dispatcher whose every call is a step."""
+    """A tool dispatcher whose every call is a step. A parked call (its result comes later)
+    waits for that result as a DBOS message, durably: a worker restart keeps waiting."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -72,7 +78,14 @@ class DurableDispatcher:
             return result
 
         done: ToolResult = await DBOS.run_step_async({"name": f"tool:{call.name}"}, run)
-        return done
+        if not done.pending or PENDING_WAIT_SECONDS <= 0:
+            return done
+        await DBOS.set_event_async(WAITING_EVENT, {"call_id": call.id, "tool": call.name})
+        arrived = await DBOS.recv_async(result_topic(call.id), PENDING_WAIT_SECONDS)
+        await DBOS.set_event_async(WAITING_EVENT, None)
+        if arrived is None:  # nothing came in time: parked, as without DBOS
+            return done
+        return ToolResult(content=str(arrived))
 
 
 async def _history(store: Any, session_id: str) -> list[StoredEntry]:

@@ -1,5 +1,5 @@
-"""Registers the `submit`, `worker`, `status`, `result` and `cancel` commands. Importing this
-module does not import DBOS."""
+"""Registers the `submit`, `worker`, `status`, `result`, `send` and `cancel` commands.
+Importing this module does not import DBOS."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from agentframe_core import hookimpl
 
 @hookimpl
 def agentframe_commands(cli: click.Group) -> None:
-    from .cli import cancel, result, status, submit, worker
+    from .cli import cancel, result, send, status, submit, worker
 
-    for command in (submit, worker, status, result, cancel):
+    for command in (submit, worker, status, result, send, cancel):
         cli.add_command(command)
