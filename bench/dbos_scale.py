@@ -66,7 +66,11 @@ def one_round(dsn: str, workers: int, runs: int, concurrency: int, folder: Path)
             t0 = time.perf_counter()
             handles = [
                 client.enqueue(
-                    {"queue_name": "bench", "workflow_name": "agentframe_run"},
+                    {
+                        "queue_name": "bench",
+                        "workflow_name": "agentframe_run",
+                        "queue_partition_key": f"s{n}",
+                    },
                     str(cfg),
                     None,
                     f"s{n}",

@@ -77,7 +77,11 @@ def submit(app: App, session_id: str, queue: str, url: str, prompt: str) -> None
     with handle_errors(), _client(url) as client:
         path = app.config_path()
         handle = client.enqueue(
-            {"queue_name": queue, "workflow_name": WORKFLOW_NAME},
+            {
+                "queue_name": queue,
+                "workflow_name": WORKFLOW_NAME,
+                "queue_partition_key": session_id,
+            },
             str(path.resolve()) if path else None,
             app.profile,
             session_id,
@@ -160,6 +164,7 @@ def worker(
             queue,
             worker_concurrency=worker_concurrency,
             global_concurrency=global_concurrency,
+            partition_concurrency=1,  # partitions are sessions: one run per session at a time
             polling_interval_sec=poll_interval,
         )
         if recover:

@@ -1,5 +1,6 @@
 """Runs queued on one PostgreSQL, taken by two workers at once: every run completes exactly
-once (one user message and one answer in its session), and the work is shared."""
+once (one user message and one answer in its session), the work is shared, and three runs
+of one session take whole turns one after another."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from dbos import DBOSClient
 
 AGENTFRAME = Path(sys.executable).with_name("agentframe")
 RUNS = 24
+#: One session per run, and three runs on one shared session (run one after another).
+SESSIONS = [f"s{n}" for n in range(RUNS)] + ["shared"] * 3
 
 
 def test_two_workers_complete_every_queued_run_exactly_once(
@@ -47,13 +50,17 @@ def test_two_workers_complete_every_queued_run_exactly_once(
         try:
             ids = [
                 client.enqueue(
-                    {"queue_name": "q", "workflow_name": "agentframe_run"},
+                    {
+                        "queue_name": "q",
+                        "workflow_name": "agentframe_run",
+                        "queue_partition_key": session,
+                    },
                     str(cfg),
                     None,
-                    f"s{n}",
+                    session,
                     f"question {n}",
                 ).get_workflow_id()
-                for n in range(RUNS)
+                for n, session in enumerate(SESSIONS)
             ]
             results = [client.retrieve_workflow(i).get_result() for i in ids]
             executors = {client.retrieve_workflow(i).get_status().executor_id for i in ids}
@@ -63,10 +70,14 @@ def test_two_workers_complete_every_queued_run_exactly_once(
         for worker in workers:
             worker.terminate()
             worker.wait(30)
-    assert [r["reply"] for r in results] == ["answered"] * RUNS
+    assert [r["reply"] for r in results] == ["answered"] * len(SESSIONS)
     assert executors == {"w0", "w1"}, executors  # both workers took runs
     sessions = asyncio.run(_sessions(postgres_dsn, name))
+    shared = sessions.pop("shared")
     assert sessions == {f"s{n}": [f"question {n}", "answered"] for n in range(RUNS)}
+    # whole turns, one after another: each run saw the one before it
+    assert shared[1::2] == ["answered"] * 3
+    assert sorted(shared[0::2]) == [f"question {n}" for n in range(RUNS, RUNS + 3)]
 
 
 def _client_when_ready(url: str) -> DBOSClient:
