@@ -1,9 +1,12 @@
-"""The SQLite session store against the in-memory reference store, side by side in one process.
+"""The SQLite and PostgreSQL session stores against the in-memory reference store, side by side
+in one process.
 
 - appends/s, one at a time, each durable once `append` returns (synchronous=full, and normal);
 - `context()` time for sessions of 1k, 10k and 100k entries, as a ratio to MemoryStore;
 - `context()` time after a compaction folded all but the last 50 entries: it should track the
   visible entries (51), not the stored ones;
+- PostgreSQL (a throwaway local server started here, fsync and synchronous_commit on, over TCP
+  on 127.0.0.1) beside them in the appends and context() figures, when its binaries exist;
 - the async driver: the store's writer and reader threads (a connection each), against
   `asyncio.to_thread` with a connection per pool thread; and how long the event loop stalls
   while a 100k-entry `context()` is read.
@@ -29,12 +32,21 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from agentframe_store_postgres import PostgresStore
+from agentframe_store_postgres.testing import TempServer, postgres_binaries
 from agentframe_store_sqlite import SqliteStore
 from agentframe_store_sqlite.schema import open_database
 
 from agentframe_core.memory import MemoryStore
 from agentframe_core.model import Compaction, Entry, EntryKind
 from agentframe_core.protocols import ExportableStore, StoredEntry
+
+#: The throwaway server's DSN, when PostgreSQL binaries exist (set by `main`).
+POSTGRES: list[str] = []
+
+
+def postgres_store(schema: str) -> PostgresStore | None:
+    return PostgresStore(POSTGRES[0], schema=schema) if POSTGRES else None
 
 
 class PoolConnections:
@@ -132,6 +144,8 @@ async def bench_appends(folder: Path, count: int, rounds: int = 10) -> None:
         ),
         "sqlite synchronous=normal": SqliteStore(folder / "normal.db", synchronous="normal"),
     }
+    if (postgres := postgres_store("appends")) is not None:
+        stores["postgres (fsync on, TCP localhost)"] = postgres
     rates: dict[str, list[float]] = {name: [] for name in stores}
     order = list(stores)
     for round_ in range(rounds):
@@ -151,10 +165,28 @@ async def fill(store: ExportableStore, records: list[StoredEntry]) -> None:
     await store.restore("s", records)
 
 
+async def cold_context(schema: str, runs: int = 3) -> float:
+    """Median seconds of context() by a store that decoded nothing yet (its pool opened
+    beforehand): what a fresh worker process pays on its first read of a session."""
+    times = []
+    for _ in range(runs):
+        store = PostgresStore(POSTGRES[0], schema=schema)
+        await store.sessions()
+        started = time.perf_counter()
+        await store.context("s")
+        times.append(time.perf_counter() - started)
+        await store.aclose()
+    return statistics.median(times)
+
+
 async def bench_context(folder: Path, sizes: list[int]) -> None:
     print("\ncontext(): median µs per call")
-    header = f"  {'stored':>8} {'visible':>8} {'memory':>10} {'sqlite':>10} {'ratio':>8}"
+    header = (
+        f"  {'stored':>8} {'visible':>8} {'memory':>10} {'sqlite':>10} {'ratio':>8}"
+        f" {'postgres':>10} {'ratio':>8} {'pg cold':>10} {'ratio':>8}"
+    )
     folded: list[tuple[int, float, float]] = []
+    print("  (postgres: a store that read the session before; pg cold: a new store each call)")
     print(header)
     for size in sizes:
         records = conversation(size)
@@ -163,10 +195,20 @@ async def bench_context(folder: Path, sizes: list[int]) -> None:
             await fill(store, records)
         t_mem = await best(partial(memory.context, "s"))
         t_sql = await best(partial(sqlite.context, "s"))
-        print(
+        line = (
             f"  {size:>8,} {size:>8,} {t_mem * 1e6:>10,.1f} {t_sql * 1e6:>10,.1f} "
             f"{t_sql / t_mem:>7,.0f}x"
         )
+        if (postgres := postgres_store(f"context_{size}")) is not None:
+            await fill(postgres, records)
+            t_pg = await best(partial(postgres.context, "s"))
+            t_cold = await cold_context(f"context_{size}")
+            line += (
+                f" {t_pg * 1e6:>10,.1f} {t_pg / t_mem:>7,.0f}x"
+                f" {t_cold * 1e6:>10,.1f} {t_cold / t_mem:>7,.0f}x"
+            )
+            await postgres.aclose()
+        print(line)
         subsumed = frozenset(r.entry.id for r in records[:-50])
         marker = Entry(
             kind=EntryKind.COMPACTION,
@@ -185,7 +227,7 @@ async def bench_context(folder: Path, sizes: list[int]) -> None:
         )
         await sqlite.aclose()
     print("\ncontext() after a compaction folded all but the last 50 entries (51 visible):")
-    print(header)
+    print(header[: header.index(" postgres")])
     for size, t_mem, t_sql in folded:
         print(
             f"  {size:>8,} {51:>8} {t_mem * 1e6:>10,.1f} {t_sql * 1e6:>10,.1f} "
@@ -283,14 +325,22 @@ async def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     folder = Path(tempfile.mkdtemp(prefix="bench-store-", dir=args.dir))
+    binaries = postgres_binaries()
+    server = TempServer(binaries, durable=True).start() if binaries else None
+    if server is not None:
+        POSTGRES.append(server.dsn)
     try:
-        print(f"SQLite {sqlite3.sqlite_version}, files in {folder}\n")
+        print(f"SQLite {sqlite3.sqlite_version}, files in {folder}")
+        print(f"PostgreSQL from {binaries}" if binaries else "PostgreSQL: no binaries, skipped")
+        print()
         await bench_appends(folder, args.appends)
         await bench_context(folder, sizes)
         await bench_drivers(folder, args.appends)
         await bench_stall(folder, sizes[-1])
     finally:
         shutil.rmtree(folder)
+        if server is not None:
+            server.stop()
 
 
 if __name__ == "__main__":

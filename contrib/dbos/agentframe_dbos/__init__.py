@@ -1,0 +1,1 @@
+"""Durable agentframe runs on DBOS (`agentframe submit|worker|status|result|cancel`)."""

@@ -1,0 +1,145 @@
+"""A run as a DBOS workflow: each model call and each tool call is a checkpointed step.
+
+When a worker dies, DBOS runs the workflow again on a live worker (one launched with the same
+executor id), and every step that had completed returns its recorded output instead of running
+again: a completed tool call is never executed twice (one cut short is run again).
+
+Replaying the loop must not write the session twice, so the loop runs on a private
+`MemoryStore` seeded from the session's history (itself a recorded step), and the entries the
+run made reach the session's store in a last step, with ids derived from the workflow id: a
+commit cut short and run again skips what it had already written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from dbos import DBOS
+
+from agentframe_core import (
+    Capabilities,
+    Completion,
+    MemoryStore,
+    PluginHost,
+    Session,
+    StoredEntry,
+    ToolResult,
+    build_stack,
+    load_config,
+)
+
+from .names import WAITING_EVENT, WORKFLOW_NAME, result_topic
+
+__all__ = ["PENDING_WAIT_SECONDS", "DurableAdapter", "DurableDispatcher", "agentframe_run"]
+
+
+class DurableAdapter:
+    """The stack's adapter, each `complete` a step (no streaming: a step returns whole)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    @property
+    def capabilities(self) -> Capabilities:
+        caps: Capabilities = self.inner.capabilities
+        return dataclasses.replace(caps, streaming=False)
+
+    async def complete(self, request: Any) -> Completion:
+        done: Completion = await DBOS.run_step_async(
+            {"name": "model_call"}, self.inner.complete, request
+        )
+        return done
+
+    async def stream(self, request: Any) -> AsyncIterator[str | Completion]:
+        yield await self.complete(request)
+
+
+#: Seconds a run waits for the result of a parked tool call (`ToolResult(pending=True)`),
+#: sent with `agentframe send`; set by `agentframe worker --wait-pending`. 0: park as usual.
+PENDING_WAIT_SECONDS = 0.0
+
+
+class DurableDispatcher:
+    """A tool dispatcher whose every call is a step. A parked call (its result comes later)
+    waits for that result as a DBOS message, durably: a worker restart keeps waiting."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def tools(self, ctx: Any) -> Any:
+        return await self.inner.tools(ctx)
+
+    async def dispatch(self, call: Any, ctx: Any) -> ToolResult:
+        async def run() -> ToolResult:
+            result: ToolResult = await self.inner.dispatch(call, ctx)
+            return result
+
+        done: ToolResult = await DBOS.run_step_async({"name": f"tool:{call.name}"}, run)
+        if not done.pending or PENDING_WAIT_SECONDS <= 0:
+            return done
+        await DBOS.set_event_async(WAITING_EVENT, {"call_id": call.id, "tool": call.name})
+        arrived = await DBOS.recv_async(result_topic(call.id), PENDING_WAIT_SECONDS)
+        await DBOS.set_event_async(WAITING_EVENT, None)
+        if arrived is None:  # nothing came in time: parked, as without DBOS
+            return done
+        return ToolResult(content=str(arrived))
+
+
+async def _history(store: Any, session_id: str) -> list[StoredEntry]:
+    if hasattr(store, "history"):
+        records: list[StoredEntry] = await store.history(session_id)
+        return records
+    return [StoredEntry(entry) for entry in await store.context(session_id)]
+
+
+async def _commit(store: Any, session_id: str, records: list[StoredEntry], prefix: str) -> int:
+    """Append the run's entries with ids from the workflow id; skip those already there."""
+    written = 0
+    for n, record in enumerate(records):
+        entry = dataclasses.replace(record.entry, id=f"{prefix}-{n}")
+        try:
+            if record.pending:
+                await store.enqueue(session_id, entry)
+            else:
+                await store.append(session_id, entry)
+            written += 1
+        except ValueError:  # written by the attempt this one replaces
+            continue
+    return written
+
+
+@DBOS.workflow(name=WORKFLOW_NAME)
+async def agentframe_run(
+    config_file: str | None, profile: str | None, session_id: str, prompt: str
+) -> dict[str, Any]:
+    """One run of `prompt` on `session_id` with the stack `config_file` describes."""
+    host = PluginHost()
+    config = load_config(host, Path(config_file) if config_file else None, profile)
+    stack = build_stack(config, host)
+    try:
+        store = stack.store
+        history = await DBOS.run_step_async({"name": "load_history"}, _history, store, session_id)
+        scratch = MemoryStore()
+        await scratch.restore(session_id, history)
+        known = {record.entry.id for record in history}
+        durable = dataclasses.replace(
+            stack,
+            adapter=DurableAdapter(stack.adapter),
+            store=scratch,
+            tools=[DurableDispatcher(tools) for tools in stack.tools],
+        )
+        result = await Session(durable, session_id).run(prompt)
+        made = [r for r in await scratch.history(session_id) if r.entry.id not in known]
+        workflow_id = DBOS.workflow_id or "run"
+        await DBOS.run_step_async({"name": "commit"}, _commit, store, session_id, made, workflow_id)
+        return {
+            "session_id": session_id,
+            "reply": result.reply,
+            "outcome": str(result.outcome),
+            "tool_calls": len(result.tool_calls),
+        }
+    finally:
+        await stack.aclose()

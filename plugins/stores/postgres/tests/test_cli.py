@@ -1,0 +1,83 @@
+"""`store: {use: postgres}` through the real `agentframe` CLI: a turn, list, export, import,
+and a server that cannot be reached, said without the password."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+AGENTFRAME = Path(sys.executable).with_name("agentframe")
+
+
+@pytest.fixture
+def env(tmp_path: Path, postgres_dsn: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache"),
+        "HOME": str(tmp_path / "home"),
+        "AGENTFRAME_TEST_PG": postgres_dsn,
+    }
+
+
+def config(tmp_path: Path, name: str, store: str) -> Path:
+    file = tmp_path / f"{name}.yaml"
+    file.write_text(f"adapter: {{use: scripted, replies: [Lyon it is.]}}\nstore: {store}\n")
+    return file
+
+
+def agentframe(
+    env: dict[str, str], cfg: Path, *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(AGENTFRAME), "--config", str(cfg), *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_turn_then_export_and_import_between_schemas(
+    tmp_path: Path, env: dict[str, str], schema: str, postgres_dsn: str
+) -> None:
+    source = config(
+        tmp_path, "a", f"{{use: postgres, dsn_env: AGENTFRAME_TEST_PG, schema: {schema}}}"
+    )
+    target = config(
+        tmp_path, "b", f"{{use: postgres, dsn_env: AGENTFRAME_TEST_PG, schema: {schema}_b}}"
+    )
+    try:
+        ran = agentframe(env, source, "run", "--session", "trip", "Plan the trip to Lyon")
+        assert ran.returncode == 0, ran.stderr
+        listed = json.loads(agentframe(env, source, "sessions", "list", "--json").stdout)
+        assert [(s["id"], s["title"]) for s in listed] == [("trip", "Plan the trip to Lyon")]
+        exported = agentframe(env, source, "sessions", "export")
+        assert exported.returncode == 0, exported.stderr
+        assert len(exported.stdout.splitlines()) >= 2  # the message and its reply
+        imported = agentframe(env, target, "sessions", "import", "-", stdin=exported.stdout)
+        assert imported.returncode == 0, imported.stderr
+        again = agentframe(env, target, "sessions", "export")
+        assert again.stdout == exported.stdout
+    finally:
+        with psycopg.connect(postgres_dsn, autocommit=True) as db:
+            db.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE".encode())
+            db.execute(f"DROP SCHEMA IF EXISTS {schema}_b CASCADE".encode())
+
+
+def test_an_unreachable_server_is_an_error_without_the_password(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    dsn = "postgresql://agentframe:topsecret-42@127.0.0.1:1/postgres"
+    cfg = config(tmp_path, "down", f'{{use: postgres, dsn: "{dsn}", connect_timeout: 2}}')
+    done = agentframe(env, cfg, "sessions", "list")
+    assert done.returncode == 1
+    assert "cannot connect" in done.stderr and "***" in done.stderr
+    assert "topsecret-42" not in done.stderr + done.stdout
+    assert "Traceback" not in done.stderr
