@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         UnknownPartError,
     )
     from .facade import run
+    from .files import FileReadError, read_text_file, read_text_stream
     from .functions import FunctionTool, FunctionToolset, tool
     from .hookspecs import hookimpl, hookspec
     from .llm import Capabilities, Completion, CompletionRequest, ToolSpec, Usage
@@ -103,6 +104,7 @@ _LAZY = {
     "Entry": ".model",
     "EntryKind": ".model",
     "ExportableStore": ".protocols",
+    "FileReadError": ".files",
     "find_agents": ".agents.catalog",
     "find_config_file": ".config",
     "find_skill": ".agents.skills",
@@ -125,6 +127,8 @@ _LAZY = {
     "PluginHost": ".plugins",
     "PrunableStore": ".protocols",
     "read_config": ".config",
+    "read_text_file": ".files",
+    "read_text_stream": ".files",
     "Register": ".registry",
     "Renderer": ".render",
     "Retriever": ".protocols",
@@ -188,6 +192,7 @@ __all__ = [
     "Entry",
     "EntryKind",
     "ExportableStore",
+    "FileReadError",
     "FunctionTool",
     "FunctionToolset",
     "Kind",
@@ -236,6 +241,8 @@ __all__ = [
     "new_id",
     "now_ns",
     "read_config",
+    "read_text_file",
+    "read_text_stream",
     "run",
     "session_title",
     "sessions_to_prune",

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat
 from pydantic import ValidationError as PydanticValidationError
 
 from .errors import AgentframeError, ConfigError, ConfigIssue, UnknownPartError
+from .files import CONFIG_FILE_LIMIT, FileReadError, read_text_file
 from .registry import Kind, PartSpec
 from .yamlsource import Located, YamlPath, format_path, load_yaml_text
 
@@ -147,12 +148,11 @@ def read_config(file: Path | None, profile: str | None = None) -> Located:
         located = load_yaml_text(default_config_text(), None)
     else:
         try:
-            text = file.read_text()
-        except OSError as err:
-            reason = err.strerror or str(err)
+            text = read_text_file(file, CONFIG_FILE_LIMIT, "config file")
+        except FileReadError as err:
             raise ConfigError(
-                [ConfigIssue(file, "", f"cannot read config file: {reason}")]
-            ) from err
+                [ConfigIssue(file, "", f"cannot read config file: {err.reason}")]
+            ) from None
         located = load_yaml_text(text, file)
     if located.data is None:
         located.data = {}

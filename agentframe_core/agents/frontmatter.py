@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AgentParseError, ConfigError, MissingDelimiterError
+from ..files import AGENT_FILE_LIMIT, FileReadError, read_text_file
 from ..yamlsource import load_yaml_text
 
 __all__ = ["Frontmatter", "read_frontmatter", "split_frontmatter"]
@@ -41,15 +42,12 @@ class Frontmatter:
 
 
 def read_frontmatter(path: Path, *, required: bool = True) -> Frontmatter:
-    """Read and split one file; unreadable or non-UTF-8 files are parse errors too."""
+    """Read and split one file; unreadable, oversized, non-regular or non-UTF-8 files are
+    parse errors too."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise AgentParseError(
-            f"not UTF-8 text ({err.reason} at byte {err.start})", file=path
-        ) from err
-    except OSError as err:
-        raise AgentParseError(f"cannot read: {err.strerror or err}", file=path) from err
+        text = read_text_file(path, AGENT_FILE_LIMIT)
+    except FileReadError as err:
+        raise AgentParseError(f"cannot read: {err.reason}", file=path) from None
     return split_frontmatter(text, path, required=required)
 
 

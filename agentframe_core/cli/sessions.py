@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import re
 import sys
@@ -189,14 +190,15 @@ def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
 def import_(app: App, file: str, replace: bool) -> None:
     """Recreate the sessions of a JSON Lines export (FILE, or - for stdin), exactly. The
     whole file is checked first: a bad line is reported and nothing is imported."""
+    from ..files import read_text_file, read_text_stream
     from ..protocols import ExportableStore
-    from ..transfer import read_lines
+    from ..transfer import IMPORT_LIMIT, read_lines
 
     if file == "-":
-        found = read_lines(sys.stdin, "<stdin>")
+        text = read_text_stream(sys.stdin.buffer, IMPORT_LIMIT, "session export")
     else:
-        with open(file, encoding="utf-8") as stream:
-            found = read_lines(stream, file)
+        text = read_text_file(file, IMPORT_LIMIT, "session export")
+    found = read_lines(io.StringIO(text, newline=None), file if file != "-" else "<stdin>")
 
     async def work(store: Store) -> None:
         _capable(store, ExportableStore, "import sessions")
