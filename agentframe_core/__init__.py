@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         StoredEntry,
         ToolDispatcher,
     )
+    from .redact import RedactingFormatter, redact_data, redact_text, redact_url
     from .registry import Kind, Register
     from .render import Renderer, head_tail
     from .retention import sessions_to_prune
@@ -127,6 +128,10 @@ _LAZY = {
     "PluginHost": ".plugins",
     "PrunableStore": ".protocols",
     "read_config": ".config",
+    "redact_data": ".redact",
+    "redact_text": ".redact",
+    "redact_url": ".redact",
+    "RedactingFormatter": ".redact",
     "read_text_file": ".files",
     "read_text_stream": ".files",
     "Register": ".registry",
@@ -205,6 +210,7 @@ __all__ = [
     "PartConfig",
     "PluginHost",
     "PrunableStore",
+    "RedactingFormatter",
     "Register",
     "Renderer",
     "Retriever",
@@ -243,6 +249,9 @@ __all__ = [
     "read_config",
     "read_text_file",
     "read_text_stream",
+    "redact_data",
+    "redact_text",
+    "redact_url",
     "run",
     "session_title",
     "sessions_to_prune",
