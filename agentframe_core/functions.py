@@ -23,7 +23,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Iterable
-from typing import Any, get_type_hints
+from typing import Any, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic import ValidationError as PydanticValidationError
@@ -46,7 +46,7 @@ class FunctionTool:
         description: str | None = None,
         timeout: float | None = None,
         terminal: bool = False,
-        writes: bool = False,
+        writes: bool = True,
     ) -> None:
         self.fn = fn
         summary, param_docs = _parse_docstring(inspect.getdoc(fn) or "")
@@ -77,6 +77,22 @@ class FunctionTool:
         return await asyncio.to_thread(self.fn, **values)
 
 
+@overload
+def tool(fn: Callable[..., Any]) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    fn: None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    terminal: bool = False,
+    writes: bool = True,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
 def tool(
     fn: Callable[..., Any] | None = None,
     *,
@@ -84,9 +100,11 @@ def tool(
     description: str | None = None,
     timeout: float | None = None,
     terminal: bool = False,
-    writes: bool = False,
+    writes: bool = True,
 ) -> Any:
-    """Make a function a tool; use bare (`@tool`) or with options (`@tool(timeout=5)`)."""
+    """Make a function a tool; use bare (`@tool`) or with options (`@tool(timeout=5)`).
+    `writes=False` declares it read-only, so plan mode lets it run; any other tool (and any
+    plain function imported by `import_tool`) counts as writing or executing."""
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(

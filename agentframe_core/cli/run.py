@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 import threading
@@ -14,10 +15,26 @@ import click
 
 from .app import App, emit_json, pass_app, warn
 
+log = logging.getLogger("agentframe.cli")
+
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
     from ..session import Session, TurnResult
     from ..toolbox import ToolCallRecord
+
+
+def _announce_config(app: App) -> None:
+    """Say which config runs: a project's ./agentframe.yaml is read without being asked for,
+    and it chooses the tools the model gets (a cloned repository can hand it a shell)."""
+    path = app.config_path()
+    if path is None:
+        where = "embedded default"
+    elif app.config_file:
+        where = f"{path} (from --config or $AGENTFRAME_CONFIG)"
+    else:
+        where = f"{path} (found in the working directory)"
+    log.info("config: %s", where)
+    click.secho(f"config: {where}", dim=True, err=True)
 
 
 def _agent(app: App, name: str | None, cwd: Path) -> AgentDefinition | None:
@@ -72,6 +89,7 @@ def run(
         streamed = True
         click.echo(token, nl=False)
 
+    _announce_config(app)
     result = run_prompt(
         " ".join(prompt),
         config=app.config_path(),
@@ -100,6 +118,7 @@ def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
     from ..session import Session
 
     cwd = Path.cwd()
+    _announce_config(app)
     agent = _agent(app, agent_name, cwd)
     stack = app.stack()
 
