@@ -90,7 +90,8 @@ def test_a_huge_agents_md_is_skipped_with_a_warning(hostile, tmp_path: Path):
 def test_sessions_import_reads_only_a_bounded_regular_file(hostile, tmp_path, kind):
     (tmp_path / "agentframe.yaml").write_text(CONFIG)
     if kind == "stdin":
-        done = hostile("sessions", "import", "-", stdin=open("/dev/zero", "rb"))
+        with open("/dev/zero", "rb") as zeros:
+            done = hostile("sessions", "import", "-", stdin=zeros)
         assert done.returncode == 1 and "<stdin>: cannot read session export: too large" in (
             done.stderr
         )

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-
 from agentframe_core.errors import AgentParseError, ConfigError
 from agentframe_core.yamlsource import load_yaml_text
 
