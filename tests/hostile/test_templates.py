@@ -25,7 +25,7 @@ HOSTILE = {
     ),
     "a width in a format": (
         '${{ "%99999s%99999s%99999s%99999s%99999s%99999s%99999s%99999s%99999s%99999s%99999s"'
-        ' | format(1,2,3,4,5,6,7,8,9,10,11) }}',
+        " | format(1,2,3,4,5,6,7,8,9,10,11) }}",
         "would build a value",
     ),
     "doubling by concatenation": (
