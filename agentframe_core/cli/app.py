@@ -71,6 +71,26 @@ def emit_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, default=str, ensure_ascii=False))
 
 
+def utf8_problem(text: str) -> str | None:
+    """Why `text` cannot be stored or sent (an argument or a line that was not UTF-8 arrives
+    with surrogate escapes), or None when it is valid text."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raw = text[err.start].encode("utf-8", "surrogateescape").hex()
+        return f"not valid UTF-8 text: byte 0x{raw} at character {err.start}"
+    return None
+
+
+def utf8_argument(_ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    """A click callback refusing a text argument (or each of several) that is not UTF-8."""
+    for text in value if isinstance(value, tuple | list) else [value]:
+        problem = utf8_problem(text) if isinstance(text, str) else None
+        if problem:
+            raise click.BadParameter(problem)
+    return value
+
+
 def warn(message: str) -> None:
     click.secho(message, fg="yellow", err=True)
 

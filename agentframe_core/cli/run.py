@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .app import App, emit_json, pass_app, warn
+from .app import App, emit_json, pass_app, utf8_argument, utf8_problem, warn
 
 log = logging.getLogger("agentframe.cli")
 
@@ -67,9 +67,23 @@ def _report(result: TurnResult, streamed: bool) -> None:
 
 
 @click.command()
-@click.argument("prompt", nargs=-1, required=True)
-@click.option("--agent", "-a", "agent_name", metavar="NAME", help="Agent definition to use.")
-@click.option("--session", "-s", "session_id", metavar="ID", help="Continue this session.")
+@click.argument("prompt", nargs=-1, required=True, callback=utf8_argument)
+@click.option(
+    "--agent",
+    "-a",
+    "agent_name",
+    metavar="NAME",
+    callback=utf8_argument,
+    help="Agent definition to use.",
+)
+@click.option(
+    "--session",
+    "-s",
+    "session_id",
+    metavar="ID",
+    callback=utf8_argument,
+    help="Continue this session.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
 @pass_app
 def run(
@@ -109,8 +123,22 @@ def run(
 
 
 @click.command()
-@click.option("--agent", "-a", "agent_name", metavar="NAME", help="Agent definition to use.")
-@click.option("--session", "-s", "session_id", metavar="ID", help="Continue this session.")
+@click.option(
+    "--agent",
+    "-a",
+    "agent_name",
+    metavar="NAME",
+    callback=utf8_argument,
+    help="Agent definition to use.",
+)
+@click.option(
+    "--session",
+    "-s",
+    "session_id",
+    metavar="ID",
+    callback=utf8_argument,
+    help="Continue this session.",
+)
 @pass_app
 def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current turn,
@@ -135,6 +163,9 @@ async def _repl(session: Session) -> None:
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     current: asyncio.Task[Any] | None = None
+
+    with contextlib.suppress(AttributeError, ValueError):  # bad bytes reach us, not a crash
+        sys.stdin.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
 
     def read() -> None:  # a daemon thread, so a pending input() never blocks exit
         while True:
@@ -161,6 +192,10 @@ async def _repl(session: Session) -> None:
             click.echo()
             return
         if not line.strip():
+            continue
+        problem = utf8_problem(line)
+        if problem:
+            warn(f"line ignored: {problem}")
             continue
         streamed = False
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import click
 
-from .app import App, emit_json, pass_app
+from .app import App, emit_json, pass_app, utf8_argument
 
 if TYPE_CHECKING:
     from ..model import SessionInfo
@@ -76,7 +76,7 @@ def list_(app: App, as_json: bool) -> None:
 
 
 @sessions.command()
-@click.argument("session_id")
+@click.argument("session_id", callback=utf8_argument)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 @pass_app
 def show(app: App, session_id: str, as_json: bool) -> None:
@@ -108,7 +108,7 @@ def show(app: App, session_id: str, as_json: bool) -> None:
 
 
 @sessions.command()
-@click.argument("session_ids", nargs=-1, required=True)
+@click.argument("session_ids", nargs=-1, required=True, callback=utf8_argument)
 @pass_app
 def rm(app: App, session_ids: tuple[str, ...]) -> None:
     """Delete sessions and all their entries."""
@@ -138,7 +138,7 @@ def _capable(store: Store, protocol: type, what: str, lacks: str | None = None) 
 
 
 @sessions.command()
-@click.argument("session_ids", nargs=-1)
+@click.argument("session_ids", nargs=-1, callback=utf8_argument)
 @click.option(
     "-o",
     "--output",
