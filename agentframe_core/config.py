@@ -154,6 +154,17 @@ def read_config(file: Path | None, profile: str | None = None) -> Located:
                 [ConfigIssue(file, "", f"cannot read config file: {err.reason}")]
             ) from None
         located = load_yaml_text(text, file)
+        if located.data is None:  # a stack the user did not choose must not run silently
+            raise ConfigError(
+                [
+                    ConfigIssue(
+                        file,
+                        "",
+                        "the config file is empty; give at least one key (`agentframe config "
+                        "show` without this file prints the embedded default to start from)",
+                    )
+                ]
+            )
     if located.data is None:
         located.data = {}
     if not isinstance(located.data, dict):
