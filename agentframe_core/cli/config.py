@@ -38,6 +38,7 @@ def show(app: App, as_json: bool) -> None:
 def check(app: App, as_json: bool) -> None:
     """Validate the config against the installed plugins; exit 2 on any problem."""
     from ..errors import ConfigError
+    from ..redact import redact_text
 
     path = app.config_path()
     try:
@@ -53,7 +54,7 @@ def check(app: App, as_json: bool) -> None:
                             "file": str(i.file) if i.file else None,
                             "line": i.line,
                             "path": i.path,
-                            "message": i.message,
+                            "message": redact_text(i.message),
                         }
                         for i in err.issues
                     ],

@@ -34,3 +34,14 @@ def test_run_errors_and_verbose_logs_mask_credentials(tmp_path: Path) -> None:
     for secret in ("PASSW0RD", "T0KEN", "K3Y", "H3ADER", "X3Y"):
         assert secret not in done.stdout + done.stderr, secret
     assert "Traceback" not in done.stderr
+
+
+def test_config_errors_and_doctor_mask_credentials(tmp_path: Path) -> None:
+    (tmp_path / "agentframe.yaml").write_text(
+        'adapter: {use: openai, base_url: "ftp://alice:PASSW0RD@example.com/v1"}\nstore: memory\n'
+    )
+    for args in (["config", "check"], ["config", "check", "--json"], ["doctor", "--json"]):
+        done = run_cli(tmp_path, *args, timeout=60)
+        assert done.returncode != 0
+        assert "PASSW0RD" not in done.stdout + done.stderr, args
+        assert "ftp://***@example.com" in done.stdout + done.stderr, args
