@@ -23,6 +23,8 @@ from .bounds import (
     BoundedSandbox,
     TemplateLimitError,
     bound_tree,
+    check_source,
+    check_tree,
     collect_output,
     end_render,
     start_render,
@@ -98,7 +100,9 @@ class PromptTemplate:
         self.file, self.first_line, self.name = file, first_line, name
         env = _environment()
         try:
+            check_source(source)
             tree = env.parse(source, filename=_FILENAME)
+            check_tree(tree)
             unknown = meta.find_undeclared_variables(tree) - VARIABLES
             if unknown:
                 first = min(
@@ -113,6 +117,10 @@ class PromptTemplate:
             self._template = env.template_class.from_code(env, code, env.make_globals(None))
         except jinja2.TemplateSyntaxError as err:
             raise self._error(f"syntax error: {err.message}", err.lineno) from err
+        except TemplateLimitError as err:
+            raise self._error(str(err), None) from None
+        except RecursionError:
+            raise self._error("expressions nested too deep", None) from None
 
     def render(self, variables: Mapping[str, Any]) -> str:
         """The text, or an AgentTemplateError; the work and the size are bounded (`bounds`)."""

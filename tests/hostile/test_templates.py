@@ -95,3 +95,18 @@ def test_a_hostile_definition_is_listed_fast_and_refused_by_name(hostile, tmp_pa
     ran = hostile("run", "--agent", "loops", "hi")
     assert ran.returncode == 1 and "loops.md:6" in ran.stderr and "steps" in ran.stderr
     assert hostile("run", "--agent", "good", "hi").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("${{ os_name }}" * 70_000, "tags; the limit is 2000"),
+        ("${{ [" + "1, " * 30_000 + "1] }}", "more than 20000 parts"),
+        ("${{ " + "(" * 2000 + "1" + ")" * 2000 + " }}", "nested too deep"),
+    ],
+)
+def test_a_template_too_big_to_compile_quickly_is_refused_at_load(source: str, message: str):
+    started = time.monotonic()
+    with pytest.raises(AgentTemplateError, match=message):
+        PromptTemplate(source, file=Path("a.md"), name="big")
+    assert time.monotonic() - started < 5
