@@ -34,7 +34,7 @@ __all__ = [
 YamlPath = tuple[str | int, ...]
 
 #: Values in one document, aliases counted at their full size (a config has hundreds).
-MAX_NODES = 100_000
+MAX_NODES = 50_000
 #: Nesting of lists and mappings in one document.
 MAX_DEPTH = 64
 
