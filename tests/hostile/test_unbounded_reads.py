@@ -104,3 +104,16 @@ def test_sessions_import_reads_only_a_bounded_regular_file(hostile, tmp_path, ki
     done = hostile("sessions", "import", str(target))
     assert done.returncode == 1
     assert f"{target}: cannot read session export: " in done.stderr
+
+
+def test_a_huge_skill_file_is_a_named_error(tmp_path: Path):
+    from agentframe_core import AgentDefinition
+    from agentframe_core.errors import AgentParseError
+    from agentframe_core.prompt import resolve_skills
+
+    skills = tmp_path / ".agentframe" / "skills"
+    skills.mkdir(parents=True)
+    sparse(skills / "huge.md", 3 << 30)
+    agent = AgentDefinition.model_validate({"name": "a", "description": "d", "skills": ["huge"]})
+    with pytest.raises(AgentParseError, match=r"huge\.md: cannot read: too large"):
+        resolve_skills(agent, tmp_path)
