@@ -289,8 +289,8 @@ class OpenAIAdapter:
             )
         return BadRequestError(
             f"{self.url} answered {response.status_code}: {_server_message(response)}. Check "
-            f"base_url ({redact_url(self.options.base_url)}): chat completions live under the API root, "
-            "which usually ends in /v1",
+            f"base_url ({redact_url(self.options.base_url)}): chat completions live under the API "
+            "root, which usually ends in /v1",
             url=self.url,
             status=response.status_code,
         )
