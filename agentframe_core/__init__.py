@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         UnknownPartError,
     )
     from .facade import run
-    from .fileio import atomic_write
+    from .files import FileReadError, atomic_write, read_text_file, read_text_stream
     from .functions import FunctionTool, FunctionToolset, tool
     from .hookspecs import hookimpl, hookspec
     from .llm import Capabilities, Completion, CompletionRequest, ToolSpec, Usage
@@ -87,6 +87,7 @@ if TYPE_CHECKING:
         StoredEntry,
         ToolDispatcher,
     )
+    from .redact import RedactingFormatter, redact_data, redact_text, redact_url
     from .registry import Kind, Register
     from .render import Renderer, head_tail
     from .reports import CompactionReport, RetrievalReport
@@ -174,7 +175,14 @@ _LAZY = {
     "MemoryStore": ".memory",
     "VerbatimBuilder": ".verbatim",
     "sessions_to_prune": ".retention",
-    "atomic_write": ".fileio",
+    "atomic_write": ".files",
+    "FileReadError": ".files",
+    "read_text_file": ".files",
+    "read_text_stream": ".files",
+    "RedactingFormatter": ".redact",
+    "redact_data": ".redact",
+    "redact_text": ".redact",
+    "redact_url": ".redact",
     "decode_arguments": ".arguments",
     "pid_alive": ".processes",
     "Frontmatter": ".agents.frontmatter",
@@ -288,6 +296,13 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "VerbatimBuilder",
     "sessions_to_prune",
     "atomic_write",
+    "FileReadError",
+    "read_text_file",
+    "read_text_stream",
+    "RedactingFormatter",
+    "redact_data",
+    "redact_text",
+    "redact_url",
     "decode_arguments",
     "pid_alive",
     "Frontmatter",

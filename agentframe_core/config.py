@@ -23,6 +23,7 @@ from pydantic import ValidationError as PydanticValidationError
 from .configtypes import Config, Limits, PartConfig
 from .errors import ConfigError, ConfigIssue, UnknownPartError
 from .extensions import STACK_POINTS
+from .files import CONFIG_FILE_LIMIT, FileReadError, read_text_file
 from .optionpaths import resolve_option_paths
 from .registry import Kind
 from .yamlsource import Located, YamlPath, format_path, load_yaml_text
@@ -75,13 +76,23 @@ def read_config(file: Path | None, profile: str | None = None) -> Located:
         located = load_yaml_text(default_config_text(), None)
     else:
         try:
-            text = file.read_text()
-        except OSError as err:
-            reason = err.strerror or str(err)
+            text = read_text_file(file, CONFIG_FILE_LIMIT, "config file")
+        except FileReadError as err:
             raise ConfigError(
-                [ConfigIssue(file, "", f"cannot read config file: {reason}")]
-            ) from err
+                [ConfigIssue(file, "", f"cannot read config file: {err.reason}")]
+            ) from None
         located = load_yaml_text(text, file)
+        if located.data is None:  # a stack the user did not choose must not run silently
+            raise ConfigError(
+                [
+                    ConfigIssue(
+                        file,
+                        "",
+                        "the config file is empty; give at least one key (`agentframe config "
+                        "show` without this file prints the embedded default to start from)",
+                    )
+                ]
+            )
     if located.data is None:
         located.data = {}
     if not isinstance(located.data, dict):

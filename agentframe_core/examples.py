@@ -7,7 +7,7 @@ from datetime import datetime
 from .functions import tool
 
 
-@tool
+@tool(writes=False)
 async def add(a: float, b: float) -> float:
     """Add two numbers and return the sum.
 
@@ -18,7 +18,7 @@ async def add(a: float, b: float) -> float:
     return a + b
 
 
-@tool
+@tool(writes=False)
 async def current_time() -> str:
     """The current local date and time, ISO 8601."""
     return datetime.now().astimezone().isoformat(timespec="seconds")

@@ -29,7 +29,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any, get_type_hints
+from typing import Any, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic import ValidationError as PydanticValidationError
@@ -52,7 +52,7 @@ class FunctionTool:
         description: str | None = None,
         timeout: float | None = None,
         terminal: bool = False,
-        writes: bool = False,
+        writes: bool = True,
     ) -> None:
         self.fn = fn
         summary, param_docs = _parse_docstring(inspect.getdoc(fn) or "")
@@ -117,6 +117,22 @@ async def _in_daemon_thread(fn: Callable[..., Any], values: dict[str, Any]) -> A
     return await done
 
 
+@overload
+def tool(fn: Callable[..., Any]) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    fn: None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    terminal: bool = False,
+    writes: bool = True,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
 def tool(
     fn: Callable[..., Any] | None = None,
     *,
@@ -124,9 +140,11 @@ def tool(
     description: str | None = None,
     timeout: float | None = None,
     terminal: bool = False,
-    writes: bool = False,
+    writes: bool = True,
 ) -> Any:
-    """Make a function a tool; use bare (`@tool`) or with options (`@tool(timeout=5)`)."""
+    """Make a function a tool; use bare (`@tool`) or with options (`@tool(timeout=5)`).
+    `writes=False` declares it read-only, so plan mode lets it run; any other tool (and any
+    plain function imported by `import_tool`) counts as writing or executing."""
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(

@@ -30,7 +30,7 @@ import pluggy
 from . import hookspecs
 from .errors import UnknownPartError
 from .extensions import EXTENSION_POINTS
-from .fileio import atomic_write
+from .files import atomic_write
 from .registry import Kind, PartSpec, Registry
 
 if TYPE_CHECKING:

@@ -26,6 +26,7 @@ from .agents.folders import project_dirs
 from .agents.skills import Skill, find_skill, skill_folders
 from .agents.template import PromptTemplate, ToolNames, compiled
 from .errors import UnknownSkillError
+from .files import AGENT_FILE_LIMIT, FileReadError, read_text_file
 
 __all__ = ["BASE_TEMPLATE", "agents_md_files", "assemble_system_prompt", "resolve_skills"]
 
@@ -129,9 +130,9 @@ def _agents_md_section(cwd: Path) -> str:
     parts = []
     for path in agents_md_files(cwd):
         try:
-            text = path.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError as err:
-            log.warning("cannot read %s: %s", path, err)
+            text = read_text_file(path, AGENT_FILE_LIMIT, "project instructions").strip()
+        except FileReadError as err:
+            log.warning("skipped: %s", err)
             continue
         if text:
             parts.append(f"## {_shown(path, cwd)}\n\n{text}")

@@ -15,7 +15,9 @@ class Tool:
     `parameters` is the JSON schema of the arguments object; the loop validates every call
     against it before `dispatch`. `timeout` (seconds) overrides `limits.tool_timeout`.
     `terminal`: a successful call ends the run (its result is the run's reply).
-    `writes`: the tool changes files or state, or executes code; refused in `plan` mode.
+    `writes`: the tool may change files or state, or execute code; refused in `plan` mode.
+    True unless the tool is declared read-only (`writes=False`): a tool whose effect nobody
+    stated counts as writing, since plan mode must not guess.
     """
 
     name: str
@@ -23,7 +25,7 @@ class Tool:
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     timeout: float | None = None
     terminal: bool = False
-    writes: bool = False
+    writes: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,10 @@ from .errors import AgentframeError
 from .model import Entry, EntryKind
 from .protocols import StoredEntry
 
-__all__ = ["TransferError", "dump_line", "read_lines"]
+__all__ = ["IMPORT_LIMIT", "TransferError", "dump_line", "read_lines"]
+
+#: Bytes of one export file `sessions import` reads (it holds every record in memory).
+IMPORT_LIMIT = 256 << 20
 
 
 class TransferError(AgentframeError):

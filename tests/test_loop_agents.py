@@ -14,7 +14,7 @@ from agentframe_core.session import Outcome, Session
 runs: list[str] = []
 
 
-@tool
+@tool(writes=False)
 async def read(path: str) -> str:
     """Read a file."""
     runs.append(f"read {path}")

@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import AgentParseError, ConfigError, MissingDelimiterError
+from ..files import AGENT_FILE_LIMIT, FileReadError, read_text_file
 from ..yamlsource import load_yaml_text
 
 __all__ = ["Frontmatter", "read_frontmatter", "split_frontmatter"]
@@ -43,15 +42,12 @@ class Frontmatter:
 
 
 def read_frontmatter(path: Path, *, required: bool = True) -> Frontmatter:
-    """Read and split one file; unreadable or non-UTF-8 files are parse errors too."""
+    """Read and split one file; unreadable, oversized, non-regular or non-UTF-8 files are
+    parse errors too."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise AgentParseError(
-            f"not UTF-8 text ({err.reason} at byte {err.start})", file=path
-        ) from err
-    except OSError as err:
-        raise AgentParseError(f"cannot read: {err.strerror or err}", file=path) from err
+        text = read_text_file(path, AGENT_FILE_LIMIT)
+    except FileReadError as err:
+        raise AgentParseError(f"cannot read: {err.reason}", file=path) from None
     return split_frontmatter(text, path, required=required)
 
 
@@ -78,17 +74,12 @@ def split_frontmatter(text: str, file: Path | None = None, *, required: bool = T
 
 
 def _parse_yaml(text: str, file: Path | None) -> tuple[dict[Any, Any], dict[str, int]]:
-    offset = 1  # the YAML starts on the file's line 2
+    first_line = 2  # the YAML starts on the file's line 2
     try:
-        located = load_yaml_text(text, file)
+        located = load_yaml_text(text, file, first_line=first_line)
     except ConfigError as err:
-        cause = err.__cause__
-        if isinstance(cause, yaml.MarkedYAMLError):
-            message, line = _yaml_problem(cause)
-        else:
-            message, line = err.issues[0].message, err.issues[0].line
-        line = line + offset if line is not None else None
-        raise AgentParseError(message, file=file, line=line) from err
+        issue = err.issues[0]
+        raise AgentParseError(issue.message, file=file, line=issue.line) from err
     data = located.data
     if data is None:
         data = {}
@@ -97,27 +88,12 @@ def _parse_yaml(text: str, file: Path | None) -> tuple[dict[Any, Any], dict[str,
         raise AgentParseError(
             f"the frontmatter must be a mapping of keys to values, not a {kind}",
             file=file,
-            line=1 + offset,
+            line=first_line,
         )
     key_lines = {
-        ".".join(str(part) for part in path): line + offset
-        for path, line in located.lines.items()
-        if path
+        ".".join(str(part) for part in path): line for path, line in located.lines.items() if path
     }
     return data, key_lines
-
-
-def _yaml_problem(err: yaml.MarkedYAMLError) -> tuple[str, int | None]:
-    """The message and the (frontmatter) line to show: where the broken construct starts,
-    which is where the mistake usually is, with where the parser gave up."""
-    problem = err.problem or "invalid YAML"
-    if err.context and err.context_mark is not None:
-        start = err.context_mark.line + 1
-        if err.problem_mark is not None and err.problem_mark.line + 1 != start:
-            problem += f" (on line {err.problem_mark.line + 2} of the file)"
-        return f"invalid YAML: {err.context}: {problem}", start
-    mark = err.problem_mark
-    return f"invalid YAML: {problem}", mark.line + 1 if mark else None
 
 
 def _body(

@@ -10,6 +10,7 @@ translates a file in `load_file`.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,7 +77,7 @@ class FolderLoader:
                 continue  # e.g. the project folder is the home folder
             seen.add(real)
             try:
-                files = sorted(p for p in folder.path.glob("*.md") if p.is_file())
+                files = self._definition_files(folder.path, errors)
             except OSError as err:
                 errors.append(AgentParseError(f"cannot list: {err}", file=folder.path))
                 continue
@@ -89,6 +90,19 @@ class FolderLoader:
                     log.debug("loading %s failed", path, exc_info=True)
                     errors.append(AgentParseError(f"{type(err).__name__}: {err}", file=path))
         return AgentScan(definitions, errors)
+
+    @staticmethod
+    def _definition_files(folder: Path, errors: list[AgentDefinitionError]) -> list[Path]:
+        """The `*.md` files to load; a broken symbolic link is reported, not silently
+        skipped (anything else that is not a regular file is refused when read)."""
+        files = []
+        for path in sorted(folder.glob("*.md")):
+            if path.is_symlink() and not path.exists():
+                target = os.readlink(path)
+                errors.append(AgentParseError(f"broken symbolic link (to {target})", file=path))
+            elif not path.is_dir():
+                files.append(path)
+        return files
 
     def discover(self, cwd: Path) -> list[AgentDefinition]:
         """The `AgentLoader` protocol: definitions only; skipped files are logged."""

@@ -17,9 +17,18 @@ from typing import Any
 
 import jinja2
 from jinja2 import meta, nodes
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from ..errors import AgentTemplateError
+from .bounds import (
+    BoundedSandbox,
+    TemplateLimitError,
+    bound_tree,
+    check_source,
+    check_tree,
+    collect_output,
+    end_render,
+    start_render,
+)
 
 __all__ = ["VARIABLES", "PromptTemplate", "ToolNames", "compiled"]
 
@@ -60,8 +69,8 @@ class ToolNames:
 
 
 @functools.cache
-def _environment() -> ImmutableSandboxedEnvironment:
-    return ImmutableSandboxedEnvironment(
+def _environment() -> BoundedSandbox:
+    return BoundedSandbox(
         block_start_string="${%",
         block_end_string="%}",
         variable_start_string="${{",
@@ -91,7 +100,9 @@ class PromptTemplate:
         self.file, self.first_line, self.name = file, first_line, name
         env = _environment()
         try:
+            check_source(source)
             tree = env.parse(source, filename=_FILENAME)
+            check_tree(tree)
             unknown = meta.find_undeclared_variables(tree) - VARIABLES
             if unknown:
                 first = min(
@@ -102,17 +113,27 @@ class PromptTemplate:
                     f"unknown variable {first.name!r}; available: {', '.join(sorted(VARIABLES))}",
                     first.lineno,
                 )
-            code = env.compile(tree, filename=_FILENAME)
+            code = env.compile(bound_tree(tree), filename=_FILENAME)
             self._template = env.template_class.from_code(env, code, env.make_globals(None))
         except jinja2.TemplateSyntaxError as err:
             raise self._error(f"syntax error: {err.message}", err.lineno) from err
+        except TemplateLimitError as err:
+            raise self._error(str(err), None) from None
+        except RecursionError:
+            raise self._error("expressions nested too deep", None) from None
 
     def render(self, variables: Mapping[str, Any]) -> str:
+        """The text, or an AgentTemplateError; the work and the size are bounded (`bounds`)."""
+        token = start_render()
         try:
-            return self._template.render(dict(variables))
+            return collect_output(self._template.generate(dict(variables)))
+        except TemplateLimitError as err:
+            raise self._error(str(err), _template_line(err.__traceback__)) from None
         except Exception as err:  # anything a sandboxed template raises is the template's fault
             line = _template_line(err.__traceback__)
             raise self._error(f"{type(err).__name__}: {err}", line) from err
+        finally:
+            end_render(token)
 
     def _error(self, message: str, template_line: int | None) -> AgentTemplateError:
         line = None if template_line is None else self.first_line + template_line - 1

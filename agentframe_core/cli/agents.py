@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import yaml
 
-from .app import App, emit_json, handle_errors, pass_app, warn
+from .app import App, emit_json, handle_errors, pass_app, utf8_argument, warn
 
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
@@ -72,7 +72,7 @@ def list_(app: App, as_json: bool) -> None:
 
 
 @agents.command()
-@click.argument("name")
+@click.argument("name", callback=utf8_argument)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 @pass_app
 def show(app: App, name: str, as_json: bool) -> None:

@@ -33,8 +33,12 @@ class App:
         """Apply the root options (the App may exist already: resolving a plugin command
         needs the plugin host before the root callback runs)."""
         self.config_file, self.profile, self.verbose = config_file, profile, verbose
+        from ..redact import RedactingFormatter
+
         level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
-        logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
+        logging.basicConfig(level=level, force=True)
+        for handler in logging.getLogger().handlers:  # secrets never reach a log line
+            handler.setFormatter(RedactingFormatter("%(levelname)s %(name)s: %(message)s"))
 
     @property
     def host(self) -> PluginHost:
@@ -67,6 +71,26 @@ def emit_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, default=str, ensure_ascii=False))
 
 
+def utf8_problem(text: str) -> str | None:
+    """Why `text` cannot be stored or sent (an argument or a line that was not UTF-8 arrives
+    with surrogate escapes), or None when it is valid text."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raw = text[err.start].encode("utf-8", "surrogateescape").hex()
+        return f"not valid UTF-8 text: byte 0x{raw} at character {err.start}"
+    return None
+
+
+def utf8_argument(_ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+    """A click callback refusing a text argument (or each of several) that is not UTF-8."""
+    for text in value if isinstance(value, tuple | list) else [value]:
+        problem = utf8_problem(text) if isinstance(text, str) else None
+        if problem:
+            raise click.BadParameter(problem)
+    return value
+
+
 def warn(message: str) -> None:
     click.secho(message, fg="yellow", err=True)
 
@@ -75,14 +99,15 @@ def warn(message: str) -> None:
 def handle_errors() -> Iterator[None]:
     """Turn the errors a user can act on into a message and an exit code, not a traceback."""
     from ..errors import AgentframeError, ConfigError
+    from ..redact import redact_text
 
     try:
         yield
     except ConfigError as err:
         click.secho("config error:", fg="red", bold=True, err=True)
         for issue in err.issues:
-            click.echo(f"  {issue}", err=True)
+            click.echo(f"  {redact_text(str(issue))}", err=True)
         sys.exit(EXIT_CONFIG)
     except AgentframeError as err:
-        click.secho(f"error: {err}", fg="red", err=True)
+        click.secho(f"error: {redact_text(str(err))}", fg="red", err=True)
         sys.exit(EXIT_ERROR)

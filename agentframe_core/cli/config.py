@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
-from typing import Any
 
 import click
 import yaml
@@ -23,30 +21,17 @@ def config() -> None:
 def show(app: App, as_json: bool) -> None:
     """Print the resolved config: profile applied, ${ENV} interpolated."""
     from ..config import read_config
+    from ..redact import redact_data
 
     path = app.config_path()
     located = read_config(path, app.profile)
     source = str(path) if path else "embedded default"
-    data = _masked(located.data)
+    data = redact_data(located.data)
     if as_json:
         emit_json({"file": source, "config": data})
     else:
         click.echo(f"# from: {source}")
         click.echo(yaml.safe_dump(data, sort_keys=False).rstrip())
-
-
-_SECRET = re.compile(r"(api_?key|token|secret|password)$", re.I)
-
-
-def _masked(value: Any, key: str = "") -> Any:
-    """Interpolated secrets (`api_key: ${OPENAI_API_KEY}`) are not printed."""
-    if isinstance(value, dict):
-        return {k: _masked(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_masked(v, key) for v in value]
-    if isinstance(value, str) and value and _SECRET.search(key):
-        return "***"
-    return value
 
 
 @config.command()
@@ -57,6 +42,7 @@ def check(app: App, as_json: bool) -> None:
 
     Tool dispatchers are built and asked for their tools: two offering one name is an error."""
     from ..errors import ConfigError
+    from ..redact import redact_text
     from ..toolcheck import tool_name_clashes
 
     path = app.config_path()
@@ -76,7 +62,7 @@ def check(app: App, as_json: bool) -> None:
                             "file": str(i.file) if i.file else None,
                             "line": i.line,
                             "path": i.path,
-                            "message": i.message,
+                            "message": redact_text(i.message),
                         }
                         for i in err.issues
                     ],

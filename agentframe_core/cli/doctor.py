@@ -23,6 +23,8 @@ Check = Diagnosis
 @pass_app
 def doctor(app: App, as_json: bool) -> None:
     """Check the installation and the config in force; exit 1 if anything is broken."""
+    from ..redact import redact_data, redact_text
+
     checks = [
         Check("python", True, f"{platform.python_version()} ({platform.python_implementation()})")
     ]
@@ -30,13 +32,14 @@ def doctor(app: App, as_json: bool) -> None:
     checks += _config_checks(app)
     broken = [c for c in checks if not c.ok]
     if as_json:
-        emit_json({"ok": not broken, "checks": [asdict(c) for c in checks]})
+        shown = [redact_data(asdict(c)) for c in checks]  # a plugin's detail may hold a URL
+        emit_json({"ok": not broken, "checks": shown})
     else:
         for check in checks:
             mark = click.style("ok  ", fg="green") if check.ok else click.style("FAIL", fg="red")
-            click.echo(f"{mark} {check.name}: {check.detail}")
+            click.echo(f"{mark} {check.name}: {redact_text(check.detail)}")
             if check.fix:
-                click.echo("     " + check.fix.replace("\n", "\n     "))
+                click.echo("     " + redact_text(check.fix).replace("\n", "\n     "))
         summary = "everything looks fine" if not broken else f"{len(broken)} problem(s)"
         click.secho(summary, fg="green" if not broken else "red", bold=True)
     if broken:

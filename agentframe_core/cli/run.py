@@ -17,7 +17,18 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import AgentframeError
-from .app import EXIT_CONFIG, EXIT_ERROR, App, emit_json, pass_app, warn
+from .app import (
+    EXIT_CONFIG,
+    EXIT_ERROR,
+    App,
+    emit_json,
+    pass_app,
+    utf8_argument,
+    utf8_problem,
+    warn,
+)
+
+log = logging.getLogger("agentframe.cli")
 
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
@@ -29,6 +40,20 @@ log = logging.getLogger("agentframe.chat")
 
 #: Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
 EXIT_INTERRUPTED = 130
+
+
+def _announce_config(app: App) -> None:
+    """Say which config runs: a project's ./agentframe.yaml is read without being asked for,
+    and it chooses the tools the model gets (a cloned repository can hand it a shell)."""
+    path = app.config_path()
+    if path is None:
+        where = "embedded default"
+    elif app.config_file:
+        where = f"{path} (from --config or $AGENTFRAME_CONFIG)"
+    else:
+        where = f"{path} (found in the working directory)"
+    log.info("config: %s", where)
+    click.secho(f"config: {where}", dim=True, err=True)
 
 
 def _agent(app: App, name: str | None, cwd: Path) -> AgentDefinition | None:
@@ -109,9 +134,23 @@ def _report(result: RunResult, streamed: bool) -> None:
 
 
 @click.command()
-@click.argument("prompt", nargs=-1, required=True)
-@click.option("--agent", "-a", "agent_name", metavar="NAME", help="Agent definition to use.")
-@click.option("--session", "-s", "session_id", metavar="ID", help="Continue this session.")
+@click.argument("prompt", nargs=-1, required=True, callback=utf8_argument)
+@click.option(
+    "--agent",
+    "-a",
+    "agent_name",
+    metavar="NAME",
+    callback=utf8_argument,
+    help="Agent definition to use.",
+)
+@click.option(
+    "--session",
+    "-s",
+    "session_id",
+    metavar="ID",
+    callback=utf8_argument,
+    help="Continue this session.",
+)
 @click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
 @pass_app
@@ -139,6 +178,8 @@ def run(
         nonlocal streamed
         streamed = True
         click.echo(token, nl=False)
+
+    _announce_config(app)
 
     def on_new_session(sid: str) -> None:
         if not new:
@@ -193,8 +234,22 @@ def _json_errors(as_json: bool) -> Iterator[None]:
 
 
 @click.command()
-@click.option("--agent", "-a", "agent_name", metavar="NAME", help="Agent definition to use.")
-@click.option("--session", "-s", "session_id", metavar="ID", help="Continue this session.")
+@click.option(
+    "--agent",
+    "-a",
+    "agent_name",
+    metavar="NAME",
+    callback=utf8_argument,
+    help="Agent definition to use.",
+)
+@click.option(
+    "--session",
+    "-s",
+    "session_id",
+    metavar="ID",
+    callback=utf8_argument,
+    help="Continue this session.",
+)
 @pass_app
 def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
@@ -202,6 +257,7 @@ def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
     from ..session import Session
 
     cwd = Path.cwd()
+    _announce_config(app)
     agent = _agent(app, agent_name, cwd)
     stack = app.stack()
 
@@ -239,6 +295,10 @@ async def _repl(session: Session) -> None:
             click.echo()
             return
         if not line.strip():
+            continue
+        problem = utf8_problem(line)
+        if problem:
+            warn(f"line ignored: {problem}")
             continue
         streamed = False
 
@@ -294,8 +354,9 @@ def _read_tty(put: Callable[[str | None], None]) -> None:
 def _read_pipe(put: Callable[[str | None], None]) -> None:
     """Lines from a pipe or file, read from the descriptor itself: `sys.stdin`'s buffer is
     never held by this daemon thread, so the interpreter can exit while it waits (reading
-    `sys.stdin` here crashed at exit: `_enter_buffered_busy`). Overlong lines are cut."""
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    `sys.stdin` here crashed at exit: `_enter_buffered_busy`). Overlong lines are cut; bytes
+    that are not UTF-8 are kept as surrogates, so the chat can name and skip the line."""
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
     pending = ""
     while chunk := _read_chunk():
         pending += decoder.decode(chunk)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 import sys
 from collections.abc import Awaitable, Callable
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import click
 
-from .app import App, emit_json, pass_app
+from .app import App, emit_json, pass_app, utf8_argument
 
 if TYPE_CHECKING:
     from ..model import SessionInfo
@@ -74,7 +75,7 @@ def list_(app: App, as_json: bool) -> None:
 
 
 @sessions.command()
-@click.argument("session_id")
+@click.argument("session_id", callback=utf8_argument)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 @pass_app
 def show(app: App, session_id: str, as_json: bool) -> None:
@@ -106,7 +107,7 @@ def show(app: App, session_id: str, as_json: bool) -> None:
 
 
 @sessions.command()
-@click.argument("session_ids", nargs=-1, required=True)
+@click.argument("session_ids", nargs=-1, required=True, callback=utf8_argument)
 @pass_app
 def rm(app: App, session_ids: tuple[str, ...]) -> None:
     """Delete sessions and all their entries."""
@@ -136,7 +137,7 @@ def _capable(store: Store, protocol: type, what: str, lacks: str | None = None) 
 
 
 @sessions.command()
-@click.argument("session_ids", nargs=-1)
+@click.argument("session_ids", nargs=-1, callback=utf8_argument)
 @click.option(
     "-o",
     "--output",
@@ -169,7 +170,7 @@ def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
         for line in lines:
             click.echo(line)
         return
-    from ..fileio import atomic_write
+    from ..files import atomic_write
 
     output.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(output, "".join(line + "\n" for line in lines))
@@ -182,14 +183,15 @@ def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
 def import_(app: App, file: str, replace: bool) -> None:
     """Recreate the sessions of a JSON Lines export (FILE, or - for stdin), exactly. The
     whole file is checked first: a bad line is reported and nothing is imported."""
+    from ..files import read_text_file, read_text_stream
     from ..protocols import ExportableStore
-    from ..transfer import read_lines
+    from ..transfer import IMPORT_LIMIT, read_lines
 
     if file == "-":
-        found = read_lines(sys.stdin, "<stdin>")
+        text = read_text_stream(sys.stdin.buffer, IMPORT_LIMIT, "session export")
     else:
-        with open(file, encoding="utf-8") as stream:
-            found = read_lines(stream, file)
+        text = read_text_file(file, IMPORT_LIMIT, "session export")
+    found = read_lines(io.StringIO(text, newline=None), file if file != "-" else "<stdin>")
 
     async def work(store: Store) -> None:
         _capable(store, ExportableStore, "import sessions")

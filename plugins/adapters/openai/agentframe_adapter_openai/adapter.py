@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from agentframe_core import Capabilities, Completion, CompletionRequest
+from agentframe_core import Capabilities, Completion, CompletionRequest, redact_url
 
 from .errors import (
     AuthenticationError,
@@ -55,7 +55,9 @@ class OpenAIAdapter:
         self._headers = {**options.headers}
         if key:
             self._headers["Authorization"] = f"Bearer {key}"
-        self.url = f"{options.base_url}/chat/completions"
+        self._endpoint = f"{options.base_url}/chat/completions"
+        #: The endpoint as errors and logs show it: credentials in the URL are masked.
+        self.url = redact_url(self._endpoint)
         self._timeout = httpx.Timeout(options.timeout, connect=options.connect_timeout)
         self._defaults = {
             name: getattr(options, name) for name in _SAMPLING if getattr(options, name) is not None
@@ -199,7 +201,7 @@ class OpenAIAdapter:
         for attempt in range(1, self._attempts + 1):
             last = attempt == self._attempts
             try:
-                request = client.build_request("POST", self.url, json=body)
+                request = client.build_request("POST", self._endpoint, json=body)
                 response = await client.send(request, stream=stream)
             except RETRY_ERRORS as err:
                 if last:
@@ -281,7 +283,7 @@ class OpenAIAdapter:
         available = await self.models()
         if model and available and model not in available:
             return ModelNotFoundError(
-                f"model {model!r} is not served at {self.options.base_url}; it offers: "
+                f"model {model!r} is not served at {redact_url(self.options.base_url)}; it offers: "
                 f"{', '.join(available)}",
                 url=self.url,
                 status=response.status_code,
@@ -289,8 +291,8 @@ class OpenAIAdapter:
             )
         return BadRequestError(
             f"{self.url} answered {response.status_code}: {_server_message(response)}. Check "
-            f"base_url ({self.options.base_url}): chat completions live under the API root, "
-            "which usually ends in /v1",
+            f"base_url ({redact_url(self.options.base_url)}): chat completions live under the API "
+            "root, which usually ends in /v1",
             url=self.url,
             status=response.status_code,
         )

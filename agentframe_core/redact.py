@@ -1,0 +1,70 @@
+"""Secrets never reach the screen or a log: one masking helper for everything printed.
+
+A secret can sit under a key whose name says so (`api_key`, `token`), in any HTTP header
+value (`Authorization`, `X-Api-Key`, a custom one), or inside a URL (`user:pass@`,
+`?token=`, `&api_key=`). `redact_data` masks a config before `config show` prints it;
+`redact_text` masks free text (error messages, log lines) by pattern; `RedactingFormatter`
+applies it to every log record, traceback included.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+__all__ = ["MASK", "RedactingFormatter", "redact_data", "redact_text", "redact_url"]
+
+MASK = "***"
+
+_SECRET_WORD = (
+    r"(?:(?:api|secret|private|access)[-_]?key|token|secret|password|passwd|pwd"
+    r"|authorization|auth|cookie|credentials?|signature|sig)"
+)
+#: A name that is, or ends with, a secret word: `api_key`, `X-Api-Key`, `access_token`.
+_SECRET_NAME = re.compile(rf"^(?:[a-z0-9]+[-_])*(?:{_SECRET_WORD}|key)$", re.I)
+
+_USERINFO = re.compile(r"(?P<scheme>\b[a-z][a-z0-9+.-]*://)[^/\s@?#]+@", re.I)
+_QUERY = re.compile(rf"(?P<name>[?&;](?:[a-z0-9]+[-_])*{_SECRET_WORD}=)[^&#\s\"'<>]*", re.I)
+_SCHEME_TOKEN = re.compile(r"\b(?P<name>Bearer|Basic|Token|Digest)\s+[A-Za-z0-9._~+/=-]+")
+_NAMED_VALUE = re.compile(
+    rf"(?P<name>(?<![\w.-])(?:[a-z0-9]+[-_])*{_SECRET_WORD}[\"']?\s*[:=]\s*[\"']?)"
+    r"(?!\*\*\*)(?:Bearer\s+|Basic\s+)?[^\s\"',;&}\]]+",
+    re.I,
+)
+
+
+def redact_url(url: str) -> str:
+    """`url` without its credentials: `user:pass@` and secret query values masked."""
+    return _QUERY.sub(rf"\g<name>{MASK}", _USERINFO.sub(rf"\g<scheme>{MASK}@", url))
+
+
+def redact_text(text: str) -> str:
+    """Free text (an error message, a log line) with every secret it shows masked: URL
+    credentials, `Bearer <token>`, and `<secret name>: <value>` / `<secret name>=<value>`."""
+    text = redact_url(text)
+    text = _SCHEME_TOKEN.sub(rf"\g<name> {MASK}", text)
+    return _NAMED_VALUE.sub(rf"\g<name>{MASK}", text)
+
+
+def redact_data(value: Any, key: str = "") -> Any:
+    """A copy of parsed config data with secrets masked: values under secret-named keys,
+    every header value (under any `headers` key), and credentials in any string."""
+    if isinstance(value, dict):
+        if key.lower() == "headers":
+            return {k: MASK if v not in (None, "") else v for k, v in value.items()}
+        return {k: redact_data(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_data(v, key) for v in value]
+    if _SECRET_NAME.match(key) and value not in (None, "") and not isinstance(value, bool):
+        return MASK
+    if isinstance(value, str):
+        return redact_text(value)
+    return value
+
+
+class RedactingFormatter(logging.Formatter):
+    """A log formatter whose output (message, arguments, traceback) is `redact_text`ed."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact_text(super().format(record))

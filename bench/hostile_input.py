@@ -1,0 +1,117 @@
+"""Every hostile input of issue 12, through the real CLI: wall time and peak memory of each,
+beside `agentframe --version` (start-up alone) measured in the same run.
+
+The tests (tests/hostile) prove each one ends with a named error under a 1.5 GB cap; this
+prints the figures: each must end within 5 s and 1.5 GB.
+
+    python bench/hostile_input.py
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+STACK = "adapter: {use: scripted, replies: [hi]}\nstore: memory\n"
+
+
+def bomb(levels: int = 9) -> str:
+    lines = ['  a0: &a0 ["lol"]']
+    for level in range(1, levels + 1):
+        lines.append(f"  a{level}: &a{level} [{', '.join([f'*a{level - 1}'] * 9)}]")
+    return "x:\n" + "\n".join(lines) + "\n"
+
+
+def definition(name: str, body: str, extra: str = "") -> str:
+    return f"---\nname: {name}\ndescription: bench\npromptMode: full\n{extra}---\n{body}\n"
+
+
+NESTED = "${% for i in range(100000) %}${% for j in range(100000) %}${% endfor %}${% endfor %}"
+
+
+def cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], bytes | None]]:
+    """name -> (working directory, arguments, stdin)."""
+
+    def folder(
+        name: str, config: str | bytes = STACK, agents: dict[str, str] | None = None
+    ) -> Path:
+        where = work / name
+        (where / ".agentframe" / "agents").mkdir(parents=True)
+        data = config.encode() if isinstance(config, str) else config
+        (where / "agentframe.yaml").write_bytes(data)
+        for file, text in (agents or {}).items():
+            (where / ".agentframe" / "agents" / file).write_text(text)
+        return where
+
+    fifo = work / "pipe.yaml"
+    os.mkfifo(fifo)
+    huge = work / "huge.yaml"
+    with open(huge, "wb") as handle:
+        handle.truncate(3 << 30)
+    return {
+        "startup (agentframe --version)": (folder("base"), ["--version"], None),
+        "alias bomb in config": (folder("bomb", bomb()), ["config", "check"], None),
+        "self-referencing anchor": (folder("self", "x: &a [*a]\n"), ["config", "show"], None),
+        "alias bomb in an agent file": (
+            folder("abomb", agents={"b.md": definition("b", "x", bomb().replace("x:", "y:"))}),
+            ["agents", "list"],
+            None,
+        ),
+        "agents check /dev/zero": (folder("zero"), ["agents", "check", "/dev/zero"], None),
+        "-c /dev/zero": (folder("czero"), ["-c", "/dev/zero", "config", "check"], None),
+        "-c FIFO": (folder("cfifo"), ["-c", str(fifo), "config", "check"], None),
+        "-c 3 GB sparse file": (folder("chuge"), ["-c", str(huge), "config", "check"], None),
+        "sessions import /dev/zero": (folder("imp"), ["sessions", "import", "/dev/zero"], None),
+        "nested range loops (agents check)": (
+            folder("loops", agents={"l.md": definition("l", NESTED)}),
+            ["agents", "check"],
+            None,
+        ),
+        '"x" * 100000000 (agents list)': (
+            folder("fold", agents={"f.md": definition("f", '${{ "x" * 100000000 }}')}),
+            ["agents", "list"],
+            None,
+        ),
+        "config with \\xff": (folder("ff", b"store: \xff\n"), ["config", "check"], None),
+        "run $'\\xff\\xfe'": (folder("arg"), ["run", b"\xff\xfe"], None),
+        "chat with non-UTF-8 stdin": (folder("chat"), ["chat"], b"caf\xe9\nhello\n"),
+    }
+
+
+def measure(cwd: Path, args: list[str | bytes], stdin: bytes | None) -> tuple[float, int, int]:
+    """(seconds, peak RSS in MB, exit code) of one run in a fresh child."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(cwd / "cache"), "NO_COLOR": "1"}
+    env.pop("AGENTFRAME_CONFIG", None)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "agentframe_core", *args],
+        cwd=cwd,
+        env=env,
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert b"Traceback" not in done.stderr, done.stderr[-2000:]
+    return seconds, max(peak, before) // 1024, done.returncode
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{'hostile input':40} {'seconds':>8} {'peak MB':>8} {'exit':>5}")
+        for name, (cwd, args, stdin) in cases(Path(tmp)).items():
+            seconds, peak, code = measure(cwd, args, stdin)
+            print(f"{name:40} {seconds:8.2f} {peak:8d} {code:5d}")
+    print("(peak MB is the largest child so far: RUSAGE_CHILDREN keeps the maximum)")
+
+
+if __name__ == "__main__":
+    main()
