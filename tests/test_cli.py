@@ -104,6 +104,19 @@ def test_config_show_check_schema_and_doctor(workdir):
     assert any(c["name"] == "config" and c["ok"] for c in report["checks"])
 
 
+def test_doctor_asks_the_model_for_one_token_unless_quick(workdir):
+    checked = json.loads(agentframe(workdir, "doctor", "--json").stdout)
+    model = next(c for c in checked["checks"] if c["name"] == "model")
+    assert model["ok"] and model["detail"].startswith("scripted answered")
+    (workdir / "mute.yaml").write_text("adapter: {use: scripted, replies: []}\n")
+    broken = agentframe(workdir, "-c", "mute.yaml", "doctor")
+    assert broken.returncode == 1, broken.stdout
+    assert "FAIL model: scripted could not answer one token: ScriptExhaustedError" in broken.stdout
+    assert "Traceback" not in broken.stdout + broken.stderr
+    quick = agentframe(workdir, "-c", "mute.yaml", "doctor", "--quick")
+    assert quick.returncode == 0 and "model: not asked (--quick)" in quick.stdout
+
+
 def test_help_everywhere(workdir):
     for args in (["--help"], ["run", "--help"], ["sessions", "--help"], ["config", "schema", "-h"]):
         done = agentframe(workdir, *args)

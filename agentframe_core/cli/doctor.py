@@ -20,16 +20,18 @@ Check = Diagnosis
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+@click.option("--quick", is_flag=True, help="Skip starting the model and asking it for one token.")
 @pass_app
-def doctor(app: App, as_json: bool) -> None:
-    """Check the installation and the config in force; exit 1 if anything is broken."""
+def doctor(app: App, as_json: bool, quick: bool) -> None:
+    """Check the installation and the config in force, and ask the configured model for one
+    token (unless --quick); exit 1 if anything is broken."""
     from ..redact import redact_data, redact_text
 
     checks = [
         Check("python", True, f"{platform.python_version()} ({platform.python_implementation()})")
     ]
     checks += _plugin_health(app)
-    checks += _config_checks(app)
+    checks += _config_checks(app, quick)
     broken = [c for c in checks if not c.ok]
     if as_json:
         shown = [redact_data(asdict(c)) for c in checks]  # a plugin's detail may hold a URL
@@ -65,8 +67,9 @@ def _plugin_health(app: App) -> list[Check]:
     return checks
 
 
-def _config_checks(app: App) -> list[Check]:
-    """The config in force, its agents, and what each plugin it uses needs."""
+def _config_checks(app: App, quick: bool) -> list[Check]:
+    """The config in force, its agents, what each plugin it uses needs, and (unless `quick`)
+    one token from its model."""
     from ..errors import ConfigError
 
     path = app.config_path()
@@ -87,6 +90,7 @@ def _config_checks(app: App) -> list[Check]:
     checks = [Check("config", True, f"{source}{profile}: {' '.join(parts)}")]
     checks.append(_agents_check(app, cfg))
     checks.extend(_plugin_checks(app, cfg))
+    checks.append(_model_check(cfg, quick))
     return checks
 
 
@@ -124,3 +128,44 @@ def _plugin_checks(app: App, cfg: Config) -> list[Check]:
                 )
             )
     return found
+
+
+#: Seconds the one-token probe may take, model start included (a cold llama-server loads).
+PROBE_TIMEOUT = 300.0
+
+
+def _model_check(cfg: Config, quick: bool) -> Check:
+    """Build the configured adapter and ask it for one token: it fails wherever `run` would
+    (a binary that crashes, a model that cannot load, an unreachable endpoint)."""
+    import asyncio
+    import time
+
+    if quick:
+        return Check("model", True, "not asked (--quick)")
+
+    async def ask() -> str:
+        from ..llm import CompletionRequest
+        from ..model import Message
+        from ..protocols import Closeable
+
+        adapter = cfg.adapter.build()
+        try:
+            started = time.monotonic()
+            async with asyncio.timeout(PROBE_TIMEOUT):
+                request = CompletionRequest([Message("user", "Say OK.")], max_tokens=1)
+                completion = await adapter.complete(request)
+            took = time.monotonic() - started
+            return f"{cfg.adapter.name} answered {completion.content[:40]!r} in {took:.1f}s"
+        finally:
+            if isinstance(adapter, Closeable):
+                await adapter.aclose()
+
+    try:
+        return Check("model", True, asyncio.run(ask()))
+    except Exception as err:  # whatever stops the model is the finding
+        return Check(
+            "model",
+            False,
+            f"{cfg.adapter.name} could not answer one token: {type(err).__name__}: {err}",
+            "fix what the error says; `agentframe doctor --quick` skips this check",
+        )

@@ -1,9 +1,10 @@
 """`LlamaCppAdapter`: the `openai` adapter pointed at the runtime's llama-server.
 
-Declares JSON-schema constrained decoding and no native tool calling: the loop renders tools
-into the prompt and sends the tool-union schema, which llama-server turns into a grammar, so
-even SmolLM2-135M returns valid calls. Every request asks the server to reuse its KV cache
-(`cache_prompt`), and the cached prompt tokens it reports come back in `usage`.
+What it declares follows `tool_mode`. The default, `constrained`: JSON-schema constrained
+decoding and no native tool calling, so the loop renders tools into the prompt and sends the
+tool-union schema, which llama-server turns into a grammar, and even SmolLM2-135M returns valid
+calls (`bench/tool_modes.py` measures each mode). Every request asks the server to reuse its KV
+cache (`cache_prompt`), and the cached prompt tokens it reports come back in `usage`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ class LlamaCppAdapter:
         # server's /props says (fetch_context_window).
         per_slot = default.ctx_size // (default.parallel or 1) if default.ctx_size else None
         self._capabilities = Capabilities(
-            native_tools=False, json_schema=True, streaming=True, context_window=per_slot
+            native_tools=options.tool_mode == "native",
+            json_schema=options.tool_mode != "text",
+            streaming=True,
+            context_window=per_slot,
         )
         self._measured = False
 
@@ -60,8 +64,8 @@ class LlamaCppAdapter:
                     connect_timeout=5.0,
                     max_retries=1,
                     backoff_base=0.2,
-                    native_tools=False,
-                    json_schema=True,
+                    native_tools=self._capabilities.native_tools,
+                    json_schema=self._capabilities.json_schema,
                     temperature=options.temperature,
                     top_p=options.top_p,
                     max_tokens=options.max_tokens,

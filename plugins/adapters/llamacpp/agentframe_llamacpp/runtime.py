@@ -19,6 +19,7 @@ from typing import Any
 from agentframe_core import cache_dir
 
 from .binary import find_binary
+from .crash import describe_exit
 from .errors import RuntimeFailure, ServerStartError, UnknownModelError
 from .models import ModelFile, ModelStore
 from .options import LlamaCppOptions, ModelOptions
@@ -182,16 +183,16 @@ class LlamaRuntime:
         if server.uptime > STABLE_AFTER:
             crashes.clear()
         crashes.append(now)
+        code = server.process.returncode if server.process else None
         if len(crashes) > self.options.max_restarts:
             crashes.clear()
             raise ServerStartError(
                 f"llama-server for model {name!r} crashed {self.options.max_restarts + 1} times "
-                f"in a row; not restarting it again. The end of its log ({server.record.log}):\n"
-                + log_tail(Path(server.record.log), 15)
+                f"in a row (the last {describe_exit(code)}); not restarting it again. The end "
+                f"of its log ({server.record.log}):\n" + log_tail(Path(server.record.log), 15)
             )
         delay = self.options.restart_delays().delay(len(crashes))
-        code = server.process.returncode if server.process else "?"
-        log.warning("llama-server for %r exited (code %s); restarting in %.1fs", name, code, delay)
+        log.warning("llama-server for %r %s; restarting in %.1fs", name, describe_exit(code), delay)
         self.restarts[name] = self.restarts.get(name, 0) + 1
         await asyncio.sleep(delay)
 

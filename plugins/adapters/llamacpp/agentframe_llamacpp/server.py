@@ -24,6 +24,7 @@ import httpx
 from agentframe_core import atomic_write, pid_alive
 
 from . import watchdog
+from .crash import describe_exit
 from .errors import ServerStartError
 
 __all__ = [
@@ -206,10 +207,10 @@ async def wait_healthy(server: Server, timeout: float) -> None:
     async with httpx.AsyncClient(timeout=2.0) as client:
         while True:
             if not server.alive():
-                code = server.process.returncode if server.process else "?"
+                code = server.process.returncode if server.process else None
                 raise ServerStartError(
-                    f"llama-server for model {server.record.name!r} exited (code {code}) while "
-                    f"starting. The end of its log ({server.record.log}):\n"
+                    f"llama-server for model {server.record.name!r} {describe_exit(code)} "
+                    f"while starting. The end of its log ({server.record.log}):\n"
                     + log_tail(Path(server.record.log), 15)
                 )
             with contextlib.suppress(httpx.HTTPError):

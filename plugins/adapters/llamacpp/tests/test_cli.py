@@ -97,14 +97,24 @@ def test_a_misspelt_option_gets_the_kernels_message(tmp_path: Path) -> None:
     ) in done.stderr
 
 
+def test_doctor_starts_the_model_and_gets_one_token(workdir: Path) -> None:
+    done = agentframe(workdir, "doctor", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    assert checks["model"]["detail"].startswith("llamacpp answered"), checks["model"]
+    assert checks["llama-server portability"]["ok"], checks["llama-server portability"]
+    (row,) = as_json(agentframe(workdir, "llama", "status", "--json"))
+    assert not row["running"], "the doctor left its server running"
+
+
 def test_doctor_reports_the_binary_and_the_model(tmp_path: Path) -> None:
-    done = agentframe(tmp_path, "doctor", "--json")
+    done = agentframe(tmp_path, "doctor", "--quick", "--json")
     checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
     assert checks["llama-server"]["ok"], checks["llama-server"]
     assert "llama-server" in checks["llama-server"]["detail"]
     model = checks["model smollm2"]
     assert model["ok"] and ("not fetched yet" in model["detail"] or ".gguf" in model["detail"])
     (tmp_path / "agentframe.yaml").write_text("adapter: {use: llamacpp, binary_path: /nope}\n")
-    broken = json.loads(agentframe(tmp_path, "doctor", "--json").stdout)
+    broken = json.loads(agentframe(tmp_path, "doctor", "--quick", "--json").stdout)
     binary = next(c for c in broken["checks"] if c["name"] == "llama-server")
     assert not binary["ok"] and "/nope" in binary["fix"]

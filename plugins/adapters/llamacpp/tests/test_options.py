@@ -91,3 +91,26 @@ def test_a_relative_model_path_is_next_to_the_config_file(
     part = load_part(PluginHost(), Kind.ADAPTER, config)
     assert part is not None
     assert part.options.models["mine"].path == tmp_path / "project" / "models" / "m.gguf"
+
+
+def test_a_chat_template_turns_on_jinja_with_its_file() -> None:
+    bundled = ModelOptions(path="m.gguf", chat_template="chatml-tools").flags()
+    assert bundled[:2] == ["--jinja", "--chat-template-file"]
+    assert Path(bundled[2]).is_file() and "<tool_call>" in Path(bundled[2]).read_text()
+    own = ModelOptions(path="m.gguf", chat_template="~/t.jinja").flags()
+    assert own == ["--jinja", "--chat-template-file", str(Path.home() / "t.jinja")]
+
+
+@pytest.mark.parametrize(
+    ("mode", "native", "schema"),
+    [("constrained", False, True), ("text", False, False), ("native", True, True)],
+)
+def test_the_tool_mode_sets_what_the_adapter_declares(
+    mode: str, native: bool, schema: bool
+) -> None:
+    from agentframe_llamacpp import LlamaCppAdapter
+
+    capabilities = LlamaCppAdapter(LlamaCppOptions(tool_mode=mode)).capabilities  # type: ignore[arg-type]
+    assert (capabilities.native_tools, capabilities.json_schema) == (native, schema)
+    with pytest.raises(ValidationError, match="tool_mode"):
+        LlamaCppOptions(tool_mode="telepathy")  # type: ignore[arg-type]

@@ -192,6 +192,8 @@ async def test_repeated_crashes_give_up_with_the_log(
         # the error ends with the end of the server's log
         lines = runtime.log_file("smollm2").read_text().strip().splitlines()
         assert lines and lines[-1].strip() in str(caught.value)
+        assert "(the last was killed by SIGKILL (killed from outside" in str(caught.value)
+        assert "llama_server" in str(caught.value) or "srv" in str(caught.value)
     finally:
         await runtime.astop_owned()
 

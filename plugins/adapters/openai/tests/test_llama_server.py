@@ -23,6 +23,40 @@ class TestOpenAIAdapterOnLlamaServer(AdapterConformance):
         return llama_adapter(llama_url)
 
 
+NO_CALLS_FROM_SMOLLM2 = (
+    "SmolLM2-135M does not start its reply with <tool_call>, and llama-server's tool grammar "
+    "allows free text before the first <tool_call> even with tool_choice=required, so no "
+    "structured call comes back (measured: plugins/adapters/llamacpp/README.md, tool modes)"
+)
+
+
+class TestOpenAIAdapterNativeToolsOnLlamaServer(AdapterConformance):
+    """The native tool path against the real server: `tools` in the request, assistant
+    `tool_calls` and `tool` messages in the history, rendered by llama-server's Jinja engine
+    with the ChatML-with-tools template, from which it derives its tool-call parser."""
+
+    @pytest.fixture
+    def adapter(self, llama_tools_url: str) -> OpenAIAdapter:
+        return llama_adapter(llama_tools_url, native_tools=True)
+
+    async def test_native_tool_call(self) -> None:  # type: ignore[override]
+        pytest.skip(NO_CALLS_FROM_SMOLLM2)
+
+    async def test_native_tool_call_streamed(self) -> None:  # type: ignore[override]
+        pytest.skip(NO_CALLS_FROM_SMOLLM2)
+
+
+async def test_tools_reach_the_prompt_through_the_template(llama_tools_url: str) -> None:
+    """The template renders the offered tools into the prompt (SmolLM2's own template drops
+    them: 42 prompt tokens, tools or not)."""
+    from agentframe_core.testing.conformance.adapter import ADD_TOOL
+
+    request = CompletionRequest([Message("user", "Add 2 and 3.")], tools=[ADD_TOOL], max_tokens=1)
+    bare = await llama_adapter(llama_tools_url, native_tools=False).complete(request)
+    tools = await llama_adapter(llama_tools_url, native_tools=True).complete(request)
+    assert tools.usage.prompt_tokens > bare.usage.prompt_tokens + 100
+
+
 async def test_models_lists_the_served_alias(llama_url: str) -> None:
     assert await llama_adapter(llama_url).models() == ["smollm2"]
 
