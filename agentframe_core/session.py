@@ -32,7 +32,7 @@ from .llm import Completion, CompletionRequest, Usage
 from .model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from .protocols import ExportableStore, RunContext, Stack, Store
 from .render import DROPPED_NOTIFICATIONS
-from .toolbox import Toolbox, ToolCallRecord, _Validators
+from .toolbox import Toolbox, ToolCallRecord
 from .tools import ToolResult
 
 __all__ = ["Outcome", "RunResult", "Session"]
@@ -129,7 +129,6 @@ class Session:
         self.cwd = cwd or Path.cwd()
         self._system = system
         self._system_cache: tuple[tuple[tuple[str, str], ...], str] | None = None
-        self._validators = _Validators()
         self._session_usage: Usage | None = None
 
     # -- input -------------------------------------------------------------------------------
@@ -160,7 +159,7 @@ class Session:
         """
         if prompt is not None:
             await self.send(prompt)
-        claimed = await self._claim()
+        claimed = await self.stack.store.claim_pending(self.id, now_ns())
         ctx = RunContext(self.id, self.stack, self.agent)
         await self._drop_stale_notifications(ctx)
         run = await self._prepare(ctx, claimed, on_token, on_tool)
@@ -179,8 +178,8 @@ class Session:
         if self._session_usage is None:
             self._session_usage = await self._usage_so_far()
         agent, limits = self.agent, self.stack.limits
-        toolbox = await Toolbox.collect(self.stack.tools, ctx, self._validators)
-        calling = tool_calling(self.stack.adapter.capabilities, toolbox.specs)
+        toolbox = await Toolbox.collect(self.stack.tools, ctx)
+        calling = tool_calling(self.stack.adapter.capabilities, toolbox)
         system = calling.system_prompt(await self._system_prompt(toolbox, ctx))
         return _Run(
             ctx=ctx,
@@ -212,8 +211,8 @@ class Session:
             run.finish(Outcome.MAX_TURNS)
             return
         if run.result.turns:  # what arrived while the model or a tool was busy joins now
-            run.result.claimed += await self._claim()
-        messages = await self._context(run)
+            run.result.claimed += await self.stack.store.claim_pending(self.id, now_ns())
+        messages = run.calling.wire_messages(await self.stack.context.build(run.ctx, run.system))
         completion = await self._call_model(run, messages)
         reply = run.calling.read(completion)
         if reply.error is not None:
@@ -226,43 +225,31 @@ class Session:
         else:
             await self._answered(run, reply.content)
 
-    async def _claim(self) -> int:
-        return await self.stack.store.claim_pending(self.id, now_ns())
-
-    async def _context(self, run: _Run) -> list[Message]:
-        """The session as the model will read it: built, tool names on the wire, and
-        flattened to text where tools are text."""
-        messages = await self.stack.context.build(run.ctx, run.system)
-        if run.toolbox.renames:
-            messages = run.toolbox.to_wire(messages)
-        return run.calling.wire_messages(messages)
-
     async def _call_model(self, run: _Run, messages: list[Message]) -> Completion:
         result, agent = run.result, self.agent
-        tools, schema = run.calling.request_tools()
         request = CompletionRequest(
             messages,
-            tools=tools,
+            tools=run.calling.tools,
             model=agent.adapter_model if agent else None,
-            response_schema=schema,
+            response_schema=run.calling.response_schema,
             metadata={
                 "session_id": self.id,
                 "context_label": f"{agent.name if agent else 'agent'}:{self.id}:{result.turns}",
             },
         )
-        completion = await self._complete(request, run)
+        adapter = self.stack.adapter
+        if run.on_token is None or not adapter.capabilities.streaming:
+            completion = await adapter.complete(request)
+        else:  # streamed to `on_token`, through the strategy's filter
+            completion = await self._stream(request, run.calling.token_sink(run.on_token))
         result.turns += 1
         result.usage += completion.usage
         result._last_usage, result._last_messages = completion.usage, messages
         return completion
 
-    async def _complete(self, request: CompletionRequest, run: _Run) -> Completion:
-        """The model's reply, streamed to `on_token` when there is one and the adapter can."""
+    async def _stream(self, request: CompletionRequest, show: TokenCallback) -> Completion:
         adapter = self.stack.adapter
-        if run.on_token is None or not adapter.capabilities.streaming:
-            return await adapter.complete(request)
         final: Completion | None = None
-        show = run.calling.token_sink(run.on_token)
         async for item in adapter.stream(request):
             if isinstance(item, str):
                 show(item)
@@ -294,7 +281,7 @@ class Session:
         """A reply without tool calls ends the run, unless messages arrived meanwhile (they
         are answered in this run) or the agent's required tool was not called yet."""
         run.result.reply = content
-        arrived = await self._claim()
+        arrived = await self.stack.store.claim_pending(self.id, now_ns())
         if arrived:
             run.result.claimed += arrived
             return
