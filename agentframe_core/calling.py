@@ -12,20 +12,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .llm import Capabilities, Completion, ToolSpec
 from .model import Message, ToolCall
 from .texttools import parse_reply, textualize, tools_prompt, union_schema
+from .toolbox import Toolbox
 
 __all__ = ["ModelReply", "NativeCalling", "TextCalling", "ToolCalling", "tool_calling"]
 
 TokenSink = Callable[[str], Any]
 
 
-@dataclass(frozen=True, slots=True)
-class ModelReply:
+class ModelReply(NamedTuple):
     """What one model call said: text, tool calls, or (text tools only) why it was unusable."""
 
     content: str
@@ -34,14 +33,17 @@ class ModelReply:
 
 
 class ToolCalling(Protocol):
-    """The four places where native and text tool calling differ."""
+    """The places where native and text tool calling differ."""
+
+    #: The request's `tools` and `response_schema`.
+    tools: list[ToolSpec]
+    response_schema: dict[str, Any] | None
 
     def system_prompt(self, base: str) -> str: ...
 
-    def wire_messages(self, messages: list[Message]) -> list[Message]: ...
-
-    def request_tools(self) -> tuple[list[ToolSpec], dict[str, Any] | None]:
-        """The request's `tools` and `response_schema`."""
+    def wire_messages(self, messages: list[Message]) -> list[Message]:
+        """The context as the model reads it: tool names as the agent renamed them, and
+        (text tools) flattened to text."""
         ...
 
     def read(self, completion: Completion) -> ModelReply: ...
@@ -51,24 +53,23 @@ class ToolCalling(Protocol):
         ...
 
 
-def tool_calling(capabilities: Capabilities, specs: list[ToolSpec]) -> ToolCalling:
+def tool_calling(capabilities: Capabilities, toolbox: Toolbox) -> ToolCalling:
     if capabilities.native_tools:
-        return NativeCalling(specs)
-    return TextCalling(specs, constrained=capabilities.json_schema)
+        return NativeCalling(toolbox)
+    return TextCalling(toolbox, constrained=capabilities.json_schema)
 
 
 class NativeCalling:
-    def __init__(self, specs: list[ToolSpec]) -> None:
-        self.specs = specs
+    def __init__(self, toolbox: Toolbox) -> None:
+        self.toolbox = toolbox
+        self.tools = toolbox.specs
+        self.response_schema: dict[str, Any] | None = None
 
     def system_prompt(self, base: str) -> str:
         return base
 
     def wire_messages(self, messages: list[Message]) -> list[Message]:
-        return messages
-
-    def request_tools(self) -> tuple[list[ToolSpec], dict[str, Any] | None]:
-        return self.specs, None
+        return self.toolbox.to_wire(messages) if self.toolbox.renames else messages
 
     def read(self, completion: Completion) -> ModelReply:
         return ModelReply(completion.content, tuple(completion.tool_calls))
@@ -78,10 +79,10 @@ class NativeCalling:
 
 
 class TextCalling:
-    def __init__(self, specs: list[ToolSpec], *, constrained: bool) -> None:
-        self.specs = specs
-        self.constrained = constrained
-        self.schema = union_schema(specs) if specs and constrained else None
+    def __init__(self, toolbox: Toolbox, *, constrained: bool) -> None:
+        self.toolbox, self.specs, self.constrained = toolbox, toolbox.specs, constrained
+        self.tools: list[ToolSpec] = []
+        self.response_schema = union_schema(self.specs) if self.specs and constrained else None
 
     def system_prompt(self, base: str) -> str:
         if not self.specs:
@@ -89,17 +90,16 @@ class TextCalling:
         return f"{base}\n\n{tools_prompt(self.specs, constrained=self.constrained)}"
 
     def wire_messages(self, messages: list[Message]) -> list[Message]:
+        if self.toolbox.renames:
+            messages = self.toolbox.to_wire(messages)
         return textualize(messages)
-
-    def request_tools(self) -> tuple[list[ToolSpec], dict[str, Any] | None]:
-        return [], self.schema
 
     def read(self, completion: Completion) -> ModelReply:
         """The reply's text is the whole truth here: a text-tools adapter sends no calls."""
         content = completion.content
         if not self.specs:
             return ModelReply(content, tuple(completion.tool_calls))
-        parsed = parse_reply(content, constrained=self.schema is not None)
+        parsed = parse_reply(content, constrained=self.response_schema is not None)
         if parsed.error is not None:
             return ModelReply(content, error=parsed.error)
         if parsed.call is not None:

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .protocols import AgentLoader, ContextBuilder, LLMAdapter, Retriever, Store, ToolDispatcher
 from .registry import Kind
 
-__all__ = ["EXTENSION_POINTS", "STACK_POINTS", "ExtensionPoint", "extension_point"]
+__all__ = ["EXTENSION_POINTS", "STACK_POINTS", "ExtensionPoint"]
 
 
 @dataclass(frozen=True, slots=True)
 class ExtensionPoint:
     kind: Kind
-    protocol: type
+    #: The protocol's name in `agentframe_core.protocols` (see `protocol`).
+    protocol_name: str
     #: The registration hook in `hookspecs`.
     hook: str
     #: A config selects a list of parts (`retrievers: [...]`), else exactly one.
@@ -28,23 +28,26 @@ class ExtensionPoint:
     #: not: every installed one is asked once, when a session picks its agent.
     in_stack: bool = True
 
+    @property
+    def protocol(self) -> type:
+        """The protocol a part must satisfy, imported on first use: the CLI's start-up and
+        config validation need only the table's shape, not the data model behind it."""
+        from . import protocols
+
+        found: type = getattr(protocols, self.protocol_name)
+        return found
+
 
 EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
-    ExtensionPoint(Kind.ADAPTER, LLMAdapter, "agentframe_adapters", many=False),
-    ExtensionPoint(Kind.STORE, Store, "agentframe_stores", many=False),
-    ExtensionPoint(Kind.CONTEXT, ContextBuilder, "agentframe_context_builders", many=False),
-    ExtensionPoint(Kind.RETRIEVER, Retriever, "agentframe_retrievers", many=True),
-    ExtensionPoint(Kind.TOOLS, ToolDispatcher, "agentframe_tool_dispatchers", many=True),
+    ExtensionPoint(Kind.ADAPTER, "LLMAdapter", "agentframe_adapters", many=False),
+    ExtensionPoint(Kind.STORE, "Store", "agentframe_stores", many=False),
+    ExtensionPoint(Kind.CONTEXT, "ContextBuilder", "agentframe_context_builders", many=False),
+    ExtensionPoint(Kind.RETRIEVER, "Retriever", "agentframe_retrievers", many=True),
+    ExtensionPoint(Kind.TOOLS, "ToolDispatcher", "agentframe_tool_dispatchers", many=True),
     ExtensionPoint(
-        Kind.AGENT_LOADER, AgentLoader, "agentframe_agent_loaders", many=True, in_stack=False
+        Kind.AGENT_LOADER, "AgentLoader", "agentframe_agent_loaders", many=True, in_stack=False
     ),
 )
 
 #: The points a config selects parts for, in the order a stack is built.
 STACK_POINTS = tuple(point for point in EXTENSION_POINTS if point.in_stack)
-
-_BY_KIND = {point.kind: point for point in EXTENSION_POINTS}
-
-
-def extension_point(kind: Kind) -> ExtensionPoint:
-    return _BY_KIND[kind]

@@ -77,7 +77,9 @@ class FunctionTool:
 
     async def run(self, arguments: dict[str, Any], ctx: RunContext | None = None) -> Any:
         """Validate (and coerce) `arguments`, then call the function."""
-        values = dict(self.arguments.model_validate(arguments))
+        # dict(iter(...)): dict(model) would first look up a `keys` attribute, which a
+        # pydantic model answers with a costly AttributeError on every call
+        values = dict(iter(self.arguments.model_validate(arguments)))
         if self._ctx_param:
             values[self._ctx_param] = ctx
         if self._is_async:

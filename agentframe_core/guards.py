@@ -67,7 +67,8 @@ class RequirementReminder:
         self.sent = 0
 
     def see(self, records: Sequence[ToolCallRecord]) -> None:
-        self.called.update(r.call.name for r in records if not r.result.is_error)
+        if self.requirement is not None:
+            self.called.update(r.call.name for r in records if not r.result.is_error)
 
     @property
     def unmet(self) -> bool:

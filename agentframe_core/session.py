@@ -33,7 +33,7 @@ from .protocols import ExportableStore, RunContext, Stack, Store
 from .render import DROPPED_NOTIFICATIONS
 from .reports import CompactionReport, RetrievalReport
 from .retrieval import place_retrieved, retrieved_context
-from .toolbox import Toolbox, ToolCallRecord, _Validators
+from .toolbox import Toolbox, ToolCallRecord
 from .tools import ToolResult
 from .turnlease import SessionDeletedError, hold_turn, new_holder, reply_to
 
@@ -142,7 +142,6 @@ class Session:
         self.cwd = cwd or Path.cwd()
         self._system = system
         self._system_cache: tuple[tuple[tuple[str, str], ...], str] | None = None
-        self._validators = _Validators()
         self._session_usage: Usage | None = None
 
     # -- input -------------------------------------------------------------------------------
@@ -210,8 +209,8 @@ class Session:
         if self._session_usage is None:
             self._session_usage = await self._usage_so_far()
         agent, limits = self.agent, self.stack.limits
-        toolbox = await Toolbox.collect(self.stack.tools, ctx, self._validators)
-        calling = tool_calling(self.stack.adapter.capabilities, toolbox.specs)
+        toolbox = await Toolbox.collect(self.stack.tools, ctx)
+        calling = tool_calling(self.stack.adapter.capabilities, toolbox)
         system = calling.system_prompt(await self._system_prompt(toolbox))
         retrieved = await self._retrieved(ctx) if self.stack.retrievers else ""
         return _Run(
@@ -268,37 +267,33 @@ class Session:
         """The session as the model will read it: built, tool names on the wire, and
         flattened to text where tools are text."""
         built = await self.stack.context.build(run.ctx, run.system)
-        messages = place_retrieved(built, run.retrieved)
-        if run.toolbox.renames:
-            messages = run.toolbox.to_wire(messages)
-        return run.calling.wire_messages(messages)
+        return run.calling.wire_messages(place_retrieved(built, run.retrieved))
 
     async def _call_model(self, run: _Run, messages: list[Message]) -> Completion:
         result, agent = run.result, self.agent
-        tools, schema = run.calling.request_tools()
         request = CompletionRequest(
             messages,
-            tools=tools,
+            tools=run.calling.tools,
             model=agent.adapter_model if agent else None,
-            response_schema=schema,
+            response_schema=run.calling.response_schema,
             metadata={
                 "session_id": self.id,
                 "context_label": f"{agent.name if agent else 'agent'}:{self.id}:{result.turns}",
             },
         )
-        completion = await self._complete(request, run)
+        adapter = self.stack.adapter
+        if run.on_token is None or not adapter.capabilities.streaming:
+            completion = await adapter.complete(request)
+        else:  # streamed to `on_token`, through the strategy's filter
+            completion = await self._stream(request, run.calling.token_sink(run.on_token))
         result.turns += 1
         result.usage += completion.usage
         result._last_usage, result._last_messages = completion.usage, messages
         return completion
 
-    async def _complete(self, request: CompletionRequest, run: _Run) -> Completion:
-        """The model's reply, streamed to `on_token` when there is one and the adapter can."""
+    async def _stream(self, request: CompletionRequest, show: TokenCallback) -> Completion:
         adapter = self.stack.adapter
-        if run.on_token is None or not adapter.capabilities.streaming:
-            return await adapter.complete(request)
         final: Completion | None = None
-        show = run.calling.token_sink(run.on_token)
         async for item in adapter.stream(request):
             if isinstance(item, str):
                 show(item)

@@ -35,7 +35,8 @@ class ToolCallRecord:
 
 
 class _Validators:
-    """Compiled JSON-schema validators, reused while a tool keeps the same schema object."""
+    """Compiled JSON-schema validators, reused while a tool keeps the same schema object (one
+    cache for the process: sessions share their tools' schema objects)."""
 
     def __init__(self) -> None:
         self._cache: dict[int, tuple[dict[str, Any], Any]] = {}
@@ -56,13 +57,16 @@ class _Validators:
         ]
 
 
+_SHARED_VALIDATORS = _Validators()
+
+
 @dataclass(slots=True)
 class Toolbox:
     """Canonical name -> (dispatcher, tool), filtered by the agent, with the wire names."""
 
     tools: dict[str, tuple[ToolDispatcher, Tool]] = field(default_factory=dict)
     agent: AgentDefinition | None = None
-    validators: _Validators = field(default_factory=_Validators)
+    validators: _Validators = field(default_factory=lambda: _SHARED_VALIDATORS)
     specs: list[ToolSpec] = field(default_factory=list)
     _wire_to_canonical: dict[str, str] = field(default_factory=dict)
 
@@ -73,7 +77,7 @@ class Toolbox:
         ctx: RunContext,
         validators: _Validators | None = None,
     ) -> Toolbox:
-        box = cls(agent=ctx.agent, validators=validators or _Validators())
+        box = cls(agent=ctx.agent, validators=validators or _SHARED_VALIDATORS)
         for dispatcher in dispatchers:
             for tool in await dispatcher.tools(ctx):
                 if tool.name in box.tools:
