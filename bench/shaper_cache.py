@@ -155,6 +155,7 @@ async def converse(name: str, window: int, turns: int, scale: float) -> dict[str
             temperature=0.0,
             seed=7,
             max_tokens=REPLY_TOKENS,
+            timeout=1800.0,  # a loaded machine: slow, not broken
             extra_body={"cache_prompt": True},
         )
     )
@@ -175,6 +176,8 @@ async def converse(name: str, window: int, turns: int, scale: float) -> dict[str
                 overflow = str(err)[:80]
                 break
             done += 1
+            if done % 10 == 0:
+                print(f"  {name}: {done} turns", flush=True)
     finally:
         await openai.aclose()
         await llama.aclose()
