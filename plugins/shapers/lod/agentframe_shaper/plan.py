@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from agentframe_core import Entry, EntryKind
 
-__all__ = ["safe_cuts", "tail_start"]
+__all__ = ["safe_cuts", "tail_start", "waiting_calls"]
 
 _MESSAGES = frozenset(
     {EntryKind.USER, EntryKind.ASSISTANT, EntryKind.TOOL_RESULT, EntryKind.NOTIFICATION}
@@ -18,10 +18,10 @@ _OPENERS = frozenset({EntryKind.USER, EntryKind.NOTIFICATION})
 
 def safe_cuts(entries: list[Entry]) -> list[bool]:
     """`cuts[i]` (0 <= i <= len): does cutting before entry i keep every call with its result?"""
-    return [waiting == 0 for waiting in _waiting(entries)]
+    return [waiting == 0 for waiting in waiting_calls(entries)]
 
 
-def _waiting(entries: list[Entry]) -> list[int]:
+def waiting_calls(entries: list[Entry]) -> list[int]:
     """At each cut, how many calls before it have their result after it."""
     n = len(entries)
     last_result: dict[str, int] = {}
@@ -42,7 +42,13 @@ def _waiting(entries: list[Entry]) -> list[int]:
     return counts
 
 
-def tail_start(entries: list[Entry], cuts: list[bool], messages: int, exchanges: int) -> int:
+def tail_start(
+    entries: list[Entry],
+    cuts: list[bool],
+    messages: int,
+    exchanges: int,
+    waiting: list[int] | None = None,
+) -> int:
     """Index of the first entry of the pristine tail: the last `messages` messages and the last
     `exchanges` tool calls, widened back to a safe cut where a new message begins."""
     start = len(entries)
@@ -57,7 +63,7 @@ def tail_start(entries: list[Entry], cuts: list[bool], messages: int, exchanges:
             start = index
         if seen_messages >= messages and seen_calls >= exchanges:
             break
-    replies = _clean_replies(entries)
+    replies = _clean_replies(entries, waiting or waiting_calls(entries))
     while start > 0 and not (
         cuts[start]
         and (start == len(entries) or entries[start].kind in _OPENERS or start in replies)
@@ -66,13 +72,12 @@ def tail_start(entries: list[Entry], cuts: list[bool], messages: int, exchanges:
     return start
 
 
-def _clean_replies(entries: list[Entry]) -> set[int]:
+def _clean_replies(entries: list[Entry], waiting: list[int]) -> set[int]:
     """Assistant entries that begin a message of their own whatever came before: right after
     an entry shown as a tool or user message, with no call before them left unanswered and
     nothing the renderer would hold back to show after them (an assistant entry written
     while calls were open)."""
     answered = {e.tool_call_id for e in entries if e.kind is EntryKind.TOOL_RESULT}
-    waiting = _waiting(entries)
     found: set[int] = set()
     troubled = False
     for index, entry in enumerate(entries):

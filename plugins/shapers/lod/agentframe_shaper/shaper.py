@@ -28,7 +28,7 @@ from agentframe_core import (
 from .compact import Summariser
 from .lod import can_stub, shown_text, stub
 from .options import ShaperOptions
-from .plan import safe_cuts, tail_start
+from .plan import tail_start, waiting_calls
 from .tokens import (
     MESSAGE_OVERHEAD,
     AdapterEstimator,
@@ -76,7 +76,8 @@ class Shaper:
         self.options = options
         self._estimator = estimator
         self._states: OrderedDict[str, _State] = OrderedDict()
-        self._costs: dict[tuple[str, bool], int] = {}
+        self._costs: dict[str, int] = {}  # entry id -> tokens, as stored
+        self._stub_costs: dict[str, int] = {}  # entry id -> tokens, as a stub
         self._warned_window = False
         self._system: tuple[str, int] = ("", 0)
         #: The entries the last build rendered, stubs in place (for benchmarks and tests).
@@ -133,13 +134,14 @@ class Shaper:
         self, ctx: RunContext, entries: list[Entry], state: _State, system: str
     ) -> _Layout:
         options = self.options
-        cuts = safe_cuts(entries)
+        waiting = waiting_calls(entries)
+        cuts = [count == 0 for count in waiting]
         start = tail_start(
-            entries, cuts, options.pristine_messages, options.pristine_tool_exchanges
+            entries, cuts, options.pristine_messages, options.pristine_tool_exchanges, waiting
         )
         stubs = state.stubs
         shown = [stubs.get(e.id, e) for e in entries[:start]] + entries[start:]
-        costs = await self._cost(ctx, shown, start, stubs)
+        costs = await self._cost(ctx, shown, stubs)
         return _Layout(entries, start, cuts, shown, costs, await self._system_cost(ctx, system))
 
     async def _system_cost(self, ctx: RunContext, system: str) -> int:
@@ -151,21 +153,24 @@ class Shaper:
         return self._system[1]
 
     async def _cost(
-        self, ctx: RunContext, shown: list[Entry], start: int, stubs: dict[str, Entry]
+        self, ctx: RunContext, shown: list[Entry], stubs: dict[str, Entry]
     ) -> list[int]:
         """Tokens of each entry as shown (its message overhead included), counted once."""
-        costs = self._costs
-        keys = [(e.id, i < start and e.id in stubs) for i, e in enumerate(shown)]
-        missing = [i for i, key in enumerate(keys) if key not in costs]
+        plain, stubbed = self._costs, self._stub_costs
+        tables = [stubbed if stubs.get(e.id) is e else plain for e in shown]
+        costs = [table.get(e.id, -1) for table, e in zip(tables, shown, strict=True)]
+        missing = [i for i, cost in enumerate(costs) if cost < 0]
         if missing:
             inline = ctx.stack.limits.inline_result_chars
-            texts = [shown_text(shown[i], inline) for i in missing]
-            counted = await self.estimator(ctx).count(texts)
-            if len(costs) > _MAX_COSTS:
-                costs.clear()
+            counted = await self.estimator(ctx).count(
+                [shown_text(shown[i], inline) for i in missing]
+            )
+            if len(plain) + len(stubbed) > _MAX_COSTS:
+                plain.clear()
+                stubbed.clear()
             for i, tokens in zip(missing, counted, strict=True):
-                costs[keys[i]] = tokens + MESSAGE_OVERHEAD
-        return [costs[key] for key in keys]
+                costs[i] = tables[i][shown[i].id] = tokens + MESSAGE_OVERHEAD
+        return costs
 
     # -- reshaping ---------------------------------------------------------------------------
 
@@ -211,7 +216,7 @@ class Shaper:
         for made_stub in made.values():
             state.stubs[made_stub.id] = made_stub
         shown = [made[i] for i in candidates]
-        stub_costs = await self._cost(ctx, shown, len(shown), state.stubs)
+        stub_costs = await self._cost(ctx, shown, state.stubs)
         total = layout.total
         for i, cost in zip(candidates, stub_costs, strict=True):
             if total <= target:

@@ -81,16 +81,17 @@ def _prose(rng: random.Random, chars: int) -> str:
     return " ".join(words)[:chars]
 
 
-def long_conversation(turns: int = 60, seed: int = 13) -> list[ScriptedTurn]:
+def long_conversation(turns: int = 60, seed: int = 13, scale: float = 1.0) -> list[ScriptedTurn]:
     """The same varied conversation every time: short and long user messages, tool results
-    from a few hundred characters to several thousand on two turns in three."""
+    from a few hundred characters to several thousand on two turns in three (`scale`
+    multiplies every size)."""
     rng = random.Random(seed)
     script = []
     for index in range(turns):
-        user = f"Turn {index}: " + _prose(rng, rng.choice((60, 120, 250, 600)))
+        user = f"Turn {index}: " + _prose(rng, int(rng.choice((60, 120, 250, 600)) * scale))
         result = None
         if index % 3:
-            result = _prose(rng, rng.choice((300, 800, 1500, 3000)))
+            result = _prose(rng, int(rng.choice((300, 800, 1500, 3000)) * scale))
         script.append(ScriptedTurn(user, result))
     return script
 
