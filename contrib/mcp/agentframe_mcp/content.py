@@ -1,10 +1,10 @@
 """An MCP `CallToolResult` as a kernel `ToolResult`, dropping nothing.
 
 A `ToolResult` carries text for the model and JSON `meta` kept in the store. Text blocks are
-the text; structured content is shown as JSON (unless a text block already says exactly
-that) and kept whole in `meta["structured_content"]`; images, audio and binary resources are
-named in the text and kept, base64, in `meta["attachments"]`; resource links are shown with
-their URI; the result's own `_meta` is kept in `meta["mcp_meta"]`.
+the text; structured content is shown as JSON (unless a text block already says it) and kept
+whole in `meta["structured_content"]`; images, audio and binary resources are named in the
+text and kept, base64, in `meta["attachments"]`; resource links are shown with their URI; the
+result's own `_meta` is kept in `meta["mcp_meta"]`.
 """
 
 from __future__ import annotations
@@ -78,6 +78,12 @@ def to_tool_result(result: types.CallToolResult) -> ToolResult:
 
 
 def _same_json(text: str, value: Any) -> bool:
+    """Does `text` already say `value`? Also when `value` is the SDKs' wrapping of a plain
+    return value, `{"result": value}`."""
+    if isinstance(value, dict) and list(value) == ["result"]:
+        inner = value["result"]
+        if text == inner or _same_json(text, inner):
+            return True
     try:
         decoded = json.loads(text)
     except ValueError:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import operator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ class McpToolset:
         self._started = False
         self._start_lock = asyncio.Lock()
         self._routes: dict[str, tuple[McpConnection, str]] = {}
+        self._memo: tuple[list[list[types.Tool]], list[Tool]] | None = None
 
     async def start(self) -> None:
         """Start every server that is not running, concurrently; failures are logged."""
@@ -58,13 +60,23 @@ class McpToolset:
         return await self.offered()
 
     async def offered(self) -> list[Tool]:
-        """The tools of every running server, allowed and named for the model."""
+        """The tools of every running server, allowed and named for the model. The same Tool
+        objects while no list changed, so the loop's schema validators and prompt stay cached."""
         await self.start()
-        offered: list[tuple[str, str, types.Tool, McpConnection]] = []
-        for connection in self.connections.values():
-            if connection.state is not State.READY:
-                continue
-            offered.extend((connection.name, t.name, t, connection) for t in connection.tools)
+        ready = [c for c in self.connections.values() if c.state is State.READY]
+        lists = [c.tools for c in ready]
+        memo = self._memo
+        unchanged = memo is not None and len(memo[0]) == len(lists)
+        if memo is not None and unchanged and all(map(operator.is_, memo[0], lists)):
+            return list(memo[1])
+        tools, self._routes = self._collect(ready)
+        self._memo = (lists, tools)
+        return list(tools)
+
+    def _collect(
+        self, ready: list[McpConnection]
+    ) -> tuple[list[Tool], dict[str, tuple[McpConnection, str]]]:
+        offered = [(c.name, t.name, t, c) for c in ready for t in c.tools]
         names = unique_names((server, tool) for server, tool, _, _ in offered)
         by_pair = {(server, tool): (spec, c) for server, tool, spec, c in offered}
         routes: dict[str, tuple[McpConnection, str]] = {}
@@ -77,8 +89,7 @@ class McpToolset:
             if described is not None:
                 routes[exposed] = (connection, tool)
                 tools.append(described)
-        self._routes = routes
-        return tools
+        return tools, routes
 
     def _describe(self, exposed: str, server: str, spec: types.Tool) -> Tool | None:
         schema = dict(spec.input_schema or {})

@@ -116,6 +116,7 @@ async def test_a_server_that_ignores_shutdown_is_killed_with_its_children_within
     await asyncio.sleep(0.2)  # let it print its pids
     line = next(t for t in connection.process.stderr_tail if t.startswith("pids"))
     parent, child = map(int, re.findall(r"\d+", line))
+    assert os.getpgid(parent) == parent == os.getpgid(child)  # its own group, child included
     stack = Stack(
         adapter=ScriptedAdapter(), store=MemoryStore(), context=VerbatimBuilder(), tools=[toolset]
     )

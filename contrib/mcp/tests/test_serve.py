@@ -110,6 +110,26 @@ def free_port() -> int:
         return port
 
 
+def wait_listening(process: subprocess.Popen[bytes], port: int) -> None:
+    for _ in range(300):
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if process.poll() is not None:
+            raise AssertionError(process.stderr.read().decode() if process.stderr else "")
+        time.sleep(0.1)
+    raise AssertionError(f"nothing listens on port {port} after 30 s")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @pytest.fixture
 def http_server(served: Path) -> Iterator[str]:
     port = free_port()
@@ -131,21 +151,10 @@ def http_server(served: Path) -> Iterator[str]:
         stderr=subprocess.PIPE,
     )
     try:
-        for _ in range(300):
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if process.poll() is not None:
-                raise AssertionError(process.stderr.read().decode() if process.stderr else "")
-            time.sleep(0.1)
+        wait_listening(process, port)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 async def test_serve_over_streamable_http(http_server: str, served: Path) -> None:
@@ -181,3 +190,38 @@ async def test_use_mcp_reaches_an_http_server_agentframe_serving_its_agents(
         await toolset.aclose()
     assert (result.content, result.is_error) == ("The answer is 42.", False)
     assert result.meta["mcp_meta"]["agentframe"]["outcome"] == "completed"
+
+
+@pytest.fixture
+def sse_server() -> Iterator[str]:
+    """The SDK's MCPServer over SSE on 127.0.0.1 (tests/servers/sse.py)."""
+    port = free_port()
+    script = str(Path(__file__).parent / "servers" / "sse.py")
+    process = subprocess.Popen(
+        [sys.executable, script, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        wait_listening(process, port)
+        yield f"http://127.0.0.1:{port}/sse"
+    finally:
+        stop(process)
+
+
+async def test_use_mcp_reaches_an_sse_server(sse_server: str) -> None:
+    from agentframe_mcp import McpOptions, McpToolset
+
+    from agentframe_core import MemoryStore, RunContext, Stack, ToolCall, VerbatimBuilder
+    from agentframe_core.testing import ScriptedAdapter
+
+    toolset = McpToolset(
+        McpOptions(project=False, servers={"loud": {"type": "sse", "url": sse_server}})
+    )
+    stack = Stack(adapter=ScriptedAdapter(), store=MemoryStore(), context=VerbatimBuilder())
+    ctx = RunContext("t", stack)
+    try:
+        assert [t.name for t in await toolset.tools(ctx)] == ["mcp_loud_shout"]
+        result = await toolset.dispatch(ToolCall("1", "mcp_loud_shout", {"text": "hi"}), ctx)
+    finally:
+        await toolset.aclose()
+    assert (result.content, result.is_error) == ("HI", False)
+    assert result.meta["structured_content"] == {"result": "HI"}  # said by the text: kept only

@@ -4,6 +4,7 @@ start, allow/deny, and the ToolDispatcherConformance kit."""
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -116,3 +117,11 @@ class TestConformance(ToolDispatcherConformance):
                 {"source_timezone": "UTC", "time": "08:30", "target_timezone": "America/Lima"},
             ),
         ]
+
+
+async def test_the_same_tools_come_back_while_nothing_changed(
+    make_toolset: Make, time_server: dict[str, Any], ctx: RunContext
+) -> None:
+    toolset = make_toolset({"time": time_server})
+    first, second = await toolset.tools(ctx), await toolset.tools(ctx)
+    assert len(first) == 2 and all(map(operator.is_, first, second))  # validators stay cached
