@@ -64,7 +64,7 @@ if TYPE_CHECKING:
         now_ns,
         session_title,
     )
-    from .plugins import PluginHost, cache_dir
+    from .plugins import PluginHost, cache_dir, data_dir
     from .processes import pid_alive
     from .prompt import assemble_system_prompt
     from .protocols import (
@@ -208,6 +208,7 @@ _LAZY = {
     "load_part": ".config",
     "PluginHost": ".plugins",
     "cache_dir": ".plugins",
+    "data_dir": ".plugins",
     "build_stack": ".stack",
     "AgentCatalog": ".catalog",
     "find_agents": ".catalog",
@@ -328,6 +329,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "load_part",
     "PluginHost",
     "cache_dir",
+    "data_dir",
     "build_stack",
     "AgentCatalog",
     "find_agents",

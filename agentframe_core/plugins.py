@@ -53,12 +53,13 @@ FIRST_PARTY: dict[str, tuple[str, str]] = {
     "agentfs": ("agentframe-agentfs", "plugins/adapters/agentfs"),
     "sqlite": ("agentframe-store-sqlite", "plugins/stores/sqlite"),
     "postgres": ("agentframe-store-postgres", "plugins/stores/postgres"),
-    "shaper": ("agentframe-shaper-lod", "plugins/shapers/lod"),
-    "bm25": ("agentframe-retriever-bm25", "plugins/retrievers/bm25"),
-    "skills": ("agentframe-retriever-skills", "plugins/retrievers/skills"),
-    "subagent": ("agentframe-subagent", "contrib/subagent"),
+    "shaper": ("agentframe-shaper", "plugins/shapers/lod"),
+    "load_message": ("agentframe-shaper", "plugins/shapers/lod"),
+    "memory-bm25": ("agentframe-memory", "plugins/retrievers/memory"),
+    "skills": ("agentframe-skills", "plugins/retrievers/skills"),
+    "working-memory": ("agentframe-working-memory", "plugins/retrievers/working-memory"),
+    "subagents": ("agentframe-subagent", "contrib/subagent"),
     "mcp": ("agentframe-mcp", "contrib/mcp"),
-    "kg": ("agentframe-kg", "contrib/kg"),
 }
 
 
@@ -68,6 +69,13 @@ def cache_dir() -> Path:
     if explicit:
         return Path(explicit).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "agentframe"
+
+
+def data_dir() -> Path:
+    """Where parts keep what a user would back up (sessions, memories, durable runs):
+    `$XDG_DATA_HOME/agentframe`, else `~/.local/share/agentframe`."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "agentframe"
 
 

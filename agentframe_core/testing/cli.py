@@ -15,9 +15,15 @@ __all__ = ["run_cli"]
 def run_cli(
     cwd: Path, *args: str, timeout: float = 180, **kwargs: Any
 ) -> subprocess.CompletedProcess[str]:
-    """`agentframe ARGS...` in `cwd`, with its cache in `cwd/cache`, no `$AGENTFRAME_CONFIG`
-    and no colours; output captured as text."""
-    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(cwd / "cache"), "NO_COLOR": "1"}
+    """`agentframe ARGS...` in `cwd`, with its cache in `cwd/cache` and its data (the default
+    session database, memories) in `cwd/data`, no `$AGENTFRAME_CONFIG` and no colours; output
+    captured as text."""
+    env = {
+        **os.environ,
+        "AGENTFRAME_CACHE_DIR": str(cwd / "cache"),
+        "XDG_DATA_HOME": str(cwd / "data"),
+        "NO_COLOR": "1",
+    }
     env.pop("AGENTFRAME_CONFIG", None)
     return subprocess.run(
         [sys.executable, "-m", "agentframe_core", *args],

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
+from agentframe_core import data_dir
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app
 
 from .names import WAITING_EVENT, WORKFLOW_NAME, result_topic
@@ -26,8 +27,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _default_url() -> str:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
-    return f"sqlite:///{os.path.join(base, 'agentframe', 'dbos.sqlite')}"
+    return f"sqlite:///{data_dir() / 'dbos.sqlite'}"
 
 
 def _url_option(command: F) -> F:

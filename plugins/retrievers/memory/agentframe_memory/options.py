@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveInt, field_validator
+
+from agentframe_core import data_dir
 
 __all__ = ["SCOPE_PATTERN", "MemoryOptions", "default_root"]
 
@@ -15,8 +16,7 @@ SCOPE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 def default_root() -> Path:
     """`$XDG_DATA_HOME/agentframe/memory`, else `~/.local/share/agentframe/memory`."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "agentframe" / "memory"
+    return data_dir() / "memory"
 
 
 class MemoryOptions(BaseModel):

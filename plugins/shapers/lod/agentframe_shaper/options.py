@@ -48,7 +48,7 @@ class ShaperOptions(BaseModel):
         default="chars",
         description="chars: a conservative 4 characters a token; adapter: the adapter's own "
         "count_tokens (llamacpp: the server's /tokenize), chars where it has none; tiktoken: "
-        "OpenAI's encodings for `tokenizer_model` (pip install 'agentframe-shaper-lod[openai]').",
+        "OpenAI's encodings for `tokenizer_model` (pip install 'agentframe-shaper[openai]').",
     )
     tokenizer_model: str = Field(
         default="gpt-4o", description="The OpenAI model whose encoding `tiktoken` counts with."

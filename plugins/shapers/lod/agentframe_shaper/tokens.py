@@ -77,7 +77,7 @@ def _encoding(model: str) -> Any:
     else:
         raise ValueError(
             "the tiktoken estimator needs bpe-openai (or tiktoken): "
-            "pip install 'agentframe-shaper-lod[openai]'"
+            "pip install 'agentframe-shaper[openai]'"
         )
     try:
         return library.encoding_for_model(model)

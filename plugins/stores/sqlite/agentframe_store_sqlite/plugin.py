@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, field_validator
 
-from agentframe_core import Register, hookimpl
+from agentframe_core import Register, data_dir, hookimpl
 
 
 def default_path() -> Path:
     """`$XDG_DATA_HOME/agentframe/sessions.db`, else `~/.local/share/agentframe/sessions.db`."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "agentframe" / "sessions.db"
+    return data_dir() / "sessions.db"
 
 
 class SqliteOptions(BaseModel):
