@@ -91,6 +91,7 @@ def result_json(result: RunResult) -> dict[str, Any]:
         "outcome": result.outcome.value,
         "reply": result.reply,
         "turns": result.turns,
+        "coalesced": result.coalesced,
         "tool_calls": [
             {
                 "id": r.call.id,
