@@ -111,7 +111,7 @@ def test_doctor_asks_the_model_for_one_token_unless_quick(workdir):
     (workdir / "mute.yaml").write_text("adapter: {use: scripted, replies: []}\n")
     broken = agentframe(workdir, "-c", "mute.yaml", "doctor")
     assert broken.returncode == 1, broken.stdout
-    assert "FAIL model: scripted could not answer one token: ScriptExhaustedError" in broken.stdout
+    assert "FAIL model: scripted failed a one-token request: ScriptExhaustedError" in broken.stdout
     assert "Traceback" not in broken.stdout + broken.stderr
     quick = agentframe(workdir, "-c", "mute.yaml", "doctor", "--quick")
     assert quick.returncode == 0 and "model: not asked (--quick)" in quick.stdout

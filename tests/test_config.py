@@ -69,13 +69,17 @@ def test_wrong_type(host, tmp_path):
     assert issue.startswith(f"{path}:10: limits.max_turns: Input should be a valid integer")
 
 
-def test_unknown_use_lists_installed_names_and_install_hint(host, tmp_path):
-    # A first-party store that this checkout does not install (sqlite is in requirements.txt).
-    path = write(tmp_path, GOOD.replace("{use: memory}", "{use: postgres}"))
+def test_unknown_use_lists_installed_names_and_install_hint(host, tmp_path, monkeypatch):
+    # A first-party store that is not installed (this checkout installs every real one).
+    from agentframe_core import plugins
+
+    first_party = ("agentframe-store-warp", "plugins/stores/warp")
+    monkeypatch.setitem(plugins.FIRST_PARTY, "warp", first_party)
+    path = write(tmp_path, GOOD.replace("{use: memory}", "{use: warp}"))
     [issue] = issues(host, path)
-    assert issue.startswith(f"{path}:4: store.use: unknown store 'postgres'; installed:")
+    assert issue.startswith(f"{path}:4: store.use: unknown store 'warp'; installed:")
     assert "memory" in issue
-    assert "pip install agentframe-store-postgres" in issue
+    assert "pip install agentframe-store-warp" in issue
 
 
 def test_unknown_use_suggests_a_close_name(host, tmp_path):

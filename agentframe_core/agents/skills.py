@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import AgentframeError, AgentParseError
+from ..errors import AgentframeError
 from .folders import project_dirs
 from .frontmatter import read_frontmatter
 
@@ -40,7 +39,6 @@ __all__ = [
 SKILLS_FOLDER = ".agentframe/skills"
 PROJECT_SKILLS_FOLDERS = (SKILLS_FOLDER, ".claude/skills")
 SKILL_FILE = "SKILL.md"
-MAX_SKILL_BYTES = 512_000
 MAX_RESOURCES = 200
 #: Agent Skills names: lowercase letters, digits and hyphens.
 SKILL_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -142,13 +140,7 @@ def find_skill(reference: str, cwd: Path, *, relative_to: Path | None = None) ->
 
 
 def _read(path: Path) -> Skill:
-    info = path.stat()
-    if not stat.S_ISREG(info.st_mode):
-        raise AgentParseError("not a regular file", file=path)
-    if info.st_size > MAX_SKILL_BYTES:
-        raise AgentParseError(
-            f"{info.st_size} bytes, over the {MAX_SKILL_BYTES}-byte cap for a skill", file=path
-        )
+    """One skill file; `read_frontmatter` refuses non-regular, oversized and non-UTF-8 files."""
     fm = read_frontmatter(path, required=False)
     is_folder = path.name == SKILL_FILE
     default_name = path.parent.name if is_folder else path.stem

@@ -166,6 +166,6 @@ def _model_check(cfg: Config, quick: bool) -> Check:
         return Check(
             "model",
             False,
-            f"{cfg.adapter.name} could not answer one token: {type(err).__name__}: {err}",
+            f"{cfg.adapter.name} failed a one-token request: {type(err).__name__}: {err}",
             "fix what the error says; `agentframe doctor --quick` skips this check",
         )

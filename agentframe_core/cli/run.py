@@ -134,9 +134,7 @@ def _report(result: RunResult, streamed: bool) -> None:
         warn(f"stopped: {result.outcome.value} after {result.turns} model call(s)")
 
 
-@click.command()
-@click.argument("prompt", nargs=-1, required=True, callback=utf8_argument)
-@click.option(
+_agent_option = click.option(
     "--agent",
     "-a",
     "agent_name",
@@ -144,7 +142,7 @@ def _report(result: RunResult, streamed: bool) -> None:
     callback=utf8_argument,
     help="Agent definition to use.",
 )
-@click.option(
+_session_option = click.option(
     "--session",
     "-s",
     "session_id",
@@ -152,6 +150,12 @@ def _report(result: RunResult, streamed: bool) -> None:
     callback=utf8_argument,
     help="Continue this session.",
 )
+
+
+@click.command()
+@click.argument("prompt", nargs=-1, required=True, callback=utf8_argument)
+@_agent_option
+@_session_option
 @click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
 @pass_app
@@ -181,11 +185,7 @@ def run(
         click.echo(token, nl=False)
 
     _announce_config(app)
-
-    def on_new_session(sid: str) -> None:
-        if not new:
-            warn(f"no session {sid!r} in the store: starting it (pass --new if that is meant)")
-
+    on_new_session = None if new else _notice_new_session
     with _json_errors(as_json):
         result = run_prompt(
             " ".join(prompt),
@@ -205,6 +205,10 @@ def run(
         click.secho(f"session: {result.session_id}", dim=True, err=True)
     if result.outcome not in (Outcome.COMPLETED, Outcome.TERMINAL_TOOL):
         sys.exit(1)
+
+
+def _notice_new_session(session_id: str) -> None:
+    warn(f"no session {session_id!r} in the store: starting it (pass --new if that is meant)")
 
 
 @contextlib.contextmanager
@@ -235,22 +239,8 @@ def _json_errors(as_json: bool) -> Iterator[None]:
 
 
 @click.command()
-@click.option(
-    "--agent",
-    "-a",
-    "agent_name",
-    metavar="NAME",
-    callback=utf8_argument,
-    help="Agent definition to use.",
-)
-@click.option(
-    "--session",
-    "-s",
-    "session_id",
-    metavar="ID",
-    callback=utf8_argument,
-    help="Continue this session.",
-)
+@_agent_option
+@_session_option
 @pass_app
 def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,

@@ -17,7 +17,7 @@ from agentframe_llamacpp.isa import backend_files, inspect
 from agentframe_llamacpp.portable import cmake_args
 from agentframe_llamacpp.testing import options_for_tests, unavailable
 
-from agentframe_core.testing.cli import run_cli
+from agentframe_core.testing import run_cli
 
 ABOVE_BASELINE = """\
 .text

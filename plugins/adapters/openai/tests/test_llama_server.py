@@ -49,7 +49,7 @@ class TestOpenAIAdapterNativeToolsOnLlamaServer(AdapterConformance):
 async def test_tools_reach_the_prompt_through_the_template(llama_tools_url: str) -> None:
     """The template renders the offered tools into the prompt (SmolLM2's own template drops
     them: 42 prompt tokens, tools or not)."""
-    from agentframe_core.testing.conformance.adapter import ADD_TOOL
+    from agentframe_core.testing import ADD_TOOL
 
     request = CompletionRequest([Message("user", "Add 2 and 3.")], tools=[ADD_TOOL], max_tokens=1)
     bare = await llama_adapter(llama_tools_url, native_tools=False).complete(request)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentframe_core.errors import AgentframeError
+from agentframe_core import AgentframeError
 
 __all__ = ["NewerSchemaError", "StoreDatabaseError"]
 

@@ -8,8 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
 
-from agentframe_core import hookimpl
-from agentframe_core.registry import Register
+from agentframe_core import Register, hookimpl
 
 #: A schema name we put in `search_path` unquoted: lower-case letters, digits and `_`.
 SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")

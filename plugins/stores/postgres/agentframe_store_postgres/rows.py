@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agentframe_core.model import Entry, EntryKind
+from agentframe_core import Entry, EntryKind
 
 __all__ = ["COLUMNS", "Row", "decode", "encode"]
 

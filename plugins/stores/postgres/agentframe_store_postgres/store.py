@@ -21,10 +21,17 @@ import psycopg
 from psycopg import AsyncConnection, sql
 from psycopg_pool import AsyncConnectionPool
 
-from agentframe_core import SessionDeletedError
-from agentframe_core.model import Compaction, Entry, EntryKind, SessionInfo, now_ns, session_title
-from agentframe_core.protocols import StoredEntry
-from agentframe_core.retention import sessions_to_prune
+from agentframe_core import (
+    Compaction,
+    Entry,
+    EntryKind,
+    SessionDeletedError,
+    SessionInfo,
+    StoredEntry,
+    now_ns,
+    session_title,
+    sessions_to_prune,
+)
 
 from .dsn import masked, scrub
 from .errors import StoreDatabaseError
@@ -334,10 +341,15 @@ class PostgresStore:
             (encode(r.entry), r.pending, r.subsumed) for r in records
         ]
         title = next(filter(None, (session_title(r.entry) for r in records)), None)
+        stamps = [r.entry.created_at for r in records] or [now_ns()]
         async with self._write(session_id) as db:
             await _refuse_deleted(db, session_id)
             await db.execute("DELETE FROM sessions WHERE id = %s", (session_id,))
             key = await _touch(db, session_id, len(rows), title)
+            await db.execute(  # the session's own time, not the import's
+                "UPDATE sessions SET created_at = %s, updated_at = %s WHERE key = %s",
+                (min(stamps), max(stamps), key),
+            )
             cursor = db.cursor()
             async with cursor.copy(f"COPY entries ({_ENTRY_COLUMNS}) FROM STDIN") as copy:
                 for row, pending, subsumed in rows:

@@ -13,8 +13,7 @@ from agentframe_store_postgres.dsn import masked, scrub
 from agentframe_store_postgres.plugin import PostgresOptions
 from agentframe_store_postgres.schema import MIGRATIONS, SCHEMA_VERSION, migrate
 
-from agentframe_core.model import Entry, EntryKind, now_ns
-from agentframe_core.protocols import StoredEntry
+from agentframe_core import Entry, EntryKind, StoredEntry, now_ns
 
 
 async def test_text_with_nul_round_trips_and_stays_searchable(pg_store: PostgresStore) -> None:

@@ -10,7 +10,7 @@ import sys
 
 from agentframe_store_postgres import PostgresStore
 
-from agentframe_core.model import Compaction, Entry, EntryKind
+from agentframe_core import Compaction, Entry, EntryKind
 
 
 def say(line: str) -> None:
