@@ -39,7 +39,7 @@ async def test_changing_one_document_asks_only_for_its_chunk(
         {
             "pass2": [paris_reply],
             "normalize_names": [
-                '{"answers": [{"pair": 0, "same": true}, {"pair": 1, "same": true}, {"pair": 2, "same": false}]}'
+                scripted().scripts["normalize_names"].replies[0],
             ],
             "orphan_connect": ['{"relations": [], "gaps": []}'],
         }
@@ -83,14 +83,14 @@ async def test_a_timeout_is_retried_once(tmp_path: Path) -> None:
 async def test_validation_feedback_is_bounded(docs: Path, tmp_path: Path, scripted: Any) -> None:
     bad = scripted().scripts["pass1"].replies[0]
     adapter = scripted({"pass1": [bad] * 5})
-    with pytest.raises(ModelReplyError, match="range 'City'"):
+    with pytest.raises(ModelReplyError, match=r"range .City."):
         await run_pipeline(_ctx(docs, tmp_path, adapter, feedback_rounds=2), step_names(), set())
     assert adapter.calls == {"pass1": 3}
 
 
 async def test_a_missing_input_is_a_precondition_failure(tmp_path: Path, scripted: Any) -> None:
     adapter = scripted()
-    with pytest.raises(StepError, match="missing schema_flat.txt"):
+    with pytest.raises(StepError, match=r"missing schema_flat\.txt"):
         await run_pipeline(_ctx(tmp_path, tmp_path / "out", adapter), ["pass2"], {"pass2"})
     assert adapter.calls == {}
 
