@@ -21,12 +21,10 @@ from agentframe_kg.progress import Progress
 
 from agentframe_core.testing import ScriptedAdapter, ScriptedReply
 
-SCHEMA = json.dumps(
-    {
-        "classes": [{"name": "Person", "parent": ""}, {"name": "Place", "parent": ""}],
-        "properties": [{"name": "bornIn", "domain": "Person", "range": "Place"}],
-    }
+CLASSES = json.dumps(
+    {"classes": [{"name": "Person", "parent": ""}, {"name": "Place", "parent": ""}]}
 )
+PROPERTIES = json.dumps({"properties": [{"name": "bornIn", "domain": "Person", "range": "Place"}]})
 ABOX = json.dumps(
     {
         "entities": [{"name": "Ada", "type": "Person"}, {"name": "Turin", "type": "Place"}],
@@ -49,7 +47,9 @@ async def _prepare(root: Path, chunks: int) -> Path:
     for i in range(chunks):
         (docs / f"d{i:03}.txt").write_text(f"Document {i}: Ada was born in Turin.")
     ready = root / "ready"
-    ctx = RunContext.for_adapter(ready, Options(docs=docs), _Quiet(), ScriptedAdapter([SCHEMA]))
+    ctx = RunContext.for_adapter(
+        ready, Options(docs=docs), _Quiet(), ScriptedAdapter([CLASSES, PROPERTIES])
+    )
     await run_pipeline(ctx, step_names()[:6], set())
     return docs
 

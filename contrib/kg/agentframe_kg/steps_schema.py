@@ -6,26 +6,56 @@ from typing import Any
 
 from .context import RunContext, StepError
 from .steps_text import read_chunks
-from .tbox import TBOX_REPLY_SCHEMA, abox_reply_schema, check_tbox, flatten, tbox_graph
+from .tbox import (
+    CLASSES_REPLY_SCHEMA,
+    abox_reply_schema,
+    check_tbox,
+    flatten,
+    properties_reply_schema,
+    tbox_graph,
+)
 
 __all__ = ["APPROVAL_FLAG", "human_review", "pass1", "schema_flatten", "schema_validate"]
 
 APPROVAL_FLAG = "schema_approved.flag"
 
 PASS1_SYSTEM = (
-    "You design a small ontology for a knowledge graph. Reply with JSON only: `classes` "
-    '(UpperCamelCase `name`, `parent` the name of a declared class or "") and `properties` '
-    "(lowerCamelCase `name`, `domain` and `range` each a declared class name)."
+    "You design a small ontology for a knowledge graph of these excerpts. Reply with JSON only."
+)
+CLASSES_PROMPT = (
+    "Excerpts:\n\n{excerpt}\n\nList the classes of things the excerpts talk about: "
+    '`classes`, each with an UpperCamelCase `name` and a `parent` (a listed class, or "").'
+)
+PROPERTIES_PROMPT = (
+    "Excerpts:\n\n{excerpt}\n\nThe classes: {classes}.\nList the relations between them: "
+    "`properties`, each with a lowerCamelCase `name`, a `domain` (the subject's class) and a "
+    "`range` (the object's class)."
 )
 
 
 async def pass1(ctx: RunContext) -> None:
+    """Two questions, so that even a small model names only declared classes: the classes
+    first, then the relations with domains and ranges constrained to them."""
     sample = read_chunks(ctx, "sample.jsonl")
-    excerpt = "\n\n".join(f"[{c['id']}]\n{c['text']}" for c in sample)[:12_000]
-    prompt = f"Propose the classes and relations found in these excerpts:\n\n{excerpt}"
+    excerpt = "\n\n".join(c["text"] for c in sample)[:12_000]
     asker = await ctx.asker()
-    tbox = await asker.ask_json("pass1", PASS1_SYSTEM, prompt, TBOX_REPLY_SCHEMA, check_tbox)
-    tbox = _canonical(tbox)
+    classes = await asker.ask_json(
+        "pass1",
+        PASS1_SYSTEM,
+        CLASSES_PROMPT.format(excerpt=excerpt),
+        CLASSES_REPLY_SCHEMA,
+        lambda reply: check_tbox({"classes": reply.get("classes"), "properties": []}),
+    )
+    names = [c["name"] for c in classes["classes"]]
+    prompt = PROPERTIES_PROMPT.format(excerpt=excerpt, classes=", ".join(names))
+    properties = await asker.ask_json(
+        "pass1",
+        PASS1_SYSTEM,
+        prompt,
+        properties_reply_schema(names),
+        lambda reply: check_tbox({**classes, "properties": reply.get("properties")}),
+    )
+    tbox = _canonical({**classes, **properties})
     ctx.ws.write_json("schema.json", tbox)
     ctx.ws.write_text("schema.ttl", tbox_graph(tbox).serialize(format="turtle"))
 

@@ -9,12 +9,13 @@ from typing import Any
 from rdflib import OWL, RDF, RDFS, SH, BNode, Graph, Literal, Namespace, URIRef
 
 __all__ = [
+    "CLASSES_REPLY_SCHEMA",
     "ID",
     "SCHEMA",
-    "TBOX_REPLY_SCHEMA",
     "abox_reply_schema",
     "check_tbox",
     "flatten",
+    "properties_reply_schema",
     "shapes_graph",
     "tbox_graph",
 ]
@@ -24,12 +25,13 @@ ID = Namespace("https://agentframe.dev/kg/id/")
 _CLASS_NAME = r"^[A-Z][A-Za-z0-9]{0,63}$"
 _PROPERTY_NAME = r"^[a-z][A-Za-z0-9]{0,63}$"
 
-TBOX_REPLY_SCHEMA: dict[str, Any] = {
+CLASSES_REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "classes": {
             "type": "array",
-            "maxItems": 40,
+            "minItems": 1,
+            "maxItems": 16,
             "items": {
                 "type": "object",
                 "properties": {
@@ -39,22 +41,33 @@ TBOX_REPLY_SCHEMA: dict[str, Any] = {
                 "required": ["name", "parent"],
             },
         },
+    },
+    "required": ["classes"],
+}
+
+
+def properties_reply_schema(classes: list[str]) -> dict[str, Any]:
+    """pass1's second question: domains and ranges are enums of the classes just declared,
+    so that a constrained model cannot name an undeclared one."""
+    return {
+        "type": "object",
         "properties": {
-            "type": "array",
-            "maxItems": 60,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "pattern": _PROPERTY_NAME},
-                    "domain": {"type": "string"},
-                    "range": {"type": "string"},
+            "properties": {
+                "type": "array",
+                "maxItems": 24,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "pattern": _PROPERTY_NAME},
+                        "domain": {"enum": classes},
+                        "range": {"enum": classes},
+                    },
+                    "required": ["name", "domain", "range"],
                 },
-                "required": ["name", "domain", "range"],
             },
         },
-    },
-    "required": ["classes", "properties"],
-}
+        "required": ["properties"],
+    }
 
 
 def check_tbox(tbox: dict[str, Any]) -> list[str]:

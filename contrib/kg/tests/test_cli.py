@@ -51,7 +51,7 @@ def test_build_status_query_and_show_as_subprocesses(tmp_path: Path) -> None:
     again = run_cli(tmp_path, *args, "--concurrency", "1")
     assert again.returncode == 0, again.stderr
     assert again.stderr.count("skipped reason=up to date") == len(step_names())
-    assert sum(_calls(out, s) for s in STEP_ORDER) == 7  # the first build's calls only
+    assert sum(_calls(out, s) for s in STEP_ORDER) == 8  # the first build's calls only
 
     status = run_cli(tmp_path, "kg", "status", str(out), "--json")
     report = json.loads(status.stdout)

@@ -42,9 +42,12 @@ async def test_the_scripted_build_makes_a_valid_graph_with_the_gold_triples(
     adapter = scripted()
     assert await _build(docs, tmp_path, adapter) == "done"
     # pass1's first reply failed the structural check and was answered with the errors
-    assert adapter.calls == {"pass1": 2, "pass2": 3, "normalize_names": 1, "orphan_connect": 1}
+    assert adapter.calls == {"pass1": 3, "pass2": 3, "normalize_names": 1, "orphan_connect": 1}
     feedback = adapter.scripts["pass1"].requests[1].messages[-1].content
-    assert "range 'City' is not a declared class" in feedback
+    assert "class Agent is its own ancestor (subClassOf cycle)" in feedback
+    assert adapter.scripts["pass1"].requests[2].response_schema["properties"]["properties"][
+        "items"
+    ]["properties"]["domain"] == {"enum": ["Agent", "Person", "Organization", "Place"]}
     assert all(
         r.metadata == {"context_label": step}
         for step, a in adapter.scripts.items()
