@@ -21,10 +21,10 @@ from agentframe_kg.progress import Progress
 
 from agentframe_core.testing import ScriptedAdapter, ScriptedReply
 
-CLASSES = json.dumps(
-    {"classes": [{"name": "Person", "parent": ""}, {"name": "Place", "parent": ""}]}
+CLASSES = json.dumps({"classes": ["Person", "Place"]})
+RELATIONS = json.dumps(
+    {"subclasses": [], "properties": [{"name": "bornIn", "domain": "Person", "range": "Place"}]}
 )
-PROPERTIES = json.dumps({"properties": [{"name": "bornIn", "domain": "Person", "range": "Place"}]})
 ABOX = json.dumps(
     {
         "entities": [{"name": "Ada", "type": "Person"}, {"name": "Turin", "type": "Place"}],
@@ -48,7 +48,7 @@ async def _prepare(root: Path, chunks: int) -> Path:
         (docs / f"d{i:03}.txt").write_text(f"Document {i}: Ada was born in Turin.")
     ready = root / "ready"
     ctx = RunContext.for_adapter(
-        ready, Options(docs=docs), _Quiet(), ScriptedAdapter([CLASSES, PROPERTIES])
+        ready, Options(docs=docs), _Quiet(), ScriptedAdapter([CLASSES, RELATIONS])
     )
     await run_pipeline(ctx, step_names()[:6], set())
     return docs

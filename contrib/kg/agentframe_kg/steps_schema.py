@@ -10,8 +10,9 @@ from .tbox import (
     CLASSES_REPLY_SCHEMA,
     abox_reply_schema,
     check_tbox,
+    combine,
     flatten,
-    properties_reply_schema,
+    relations_reply_schema,
     tbox_graph,
 )
 
@@ -23,41 +24,46 @@ PASS1_SYSTEM = (
     "You design a small ontology for a knowledge graph of these excerpts. Reply with JSON only."
 )
 CLASSES_PROMPT = (
-    "Excerpts:\n\n{excerpt}\n\nList the classes of things the excerpts talk about: "
-    '`classes`, each with an UpperCamelCase `name` and a `parent` (a listed class, or "").'
+    "Excerpts:\n\n{excerpt}\n\nList the kinds of things the excerpts talk about, as "
+    "`classes`: UpperCamelCase class names such as Person or Place."
 )
-PROPERTIES_PROMPT = (
-    "Excerpts:\n\n{excerpt}\n\nThe classes: {classes}.\nList the relations between them: "
-    "`properties`, each with a lowerCamelCase `name`, a `domain` (the subject's class) and a "
-    "`range` (the object's class)."
+RELATIONS_PROMPT = (
+    "Excerpts:\n\n{excerpt}\n\nThe classes: {classes}.\nGive `subclasses` (a `name` and "
+    "its more general `parent` class, only where one is a kind of another) and `properties`: "
+    "the relations between the classes, each a lowerCamelCase `name`, a `domain` (the "
+    "subject's class) and a `range` (the object's class)."
 )
 
 
 async def pass1(ctx: RunContext) -> None:
     """Two questions, so that even a small model names only declared classes: the classes
-    first, then the relations with domains and ranges constrained to them."""
+    first, then parents and relations constrained to them."""
     sample = read_chunks(ctx, "sample.jsonl")
     excerpt = "\n\n".join(c["text"] for c in sample)[:12_000]
     asker = await ctx.asker()
-    classes = await asker.ask_json(
+    reply = await asker.ask_json(
         "pass1",
         PASS1_SYSTEM,
         CLASSES_PROMPT.format(excerpt=excerpt),
         CLASSES_REPLY_SCHEMA,
-        lambda reply: check_tbox({"classes": reply.get("classes"), "properties": []}),
+        lambda value: check_tbox(combine(_strings(value.get("classes")), {"properties": []})),
     )
-    names = [c["name"] for c in classes["classes"]]
-    prompt = PROPERTIES_PROMPT.format(excerpt=excerpt, classes=", ".join(names))
-    properties = await asker.ask_json(
+    classes = list(dict.fromkeys(reply["classes"]))
+    prompt = RELATIONS_PROMPT.format(excerpt=excerpt, classes=", ".join(classes))
+    relations = await asker.ask_json(
         "pass1",
         PASS1_SYSTEM,
         prompt,
-        properties_reply_schema(names),
-        lambda reply: check_tbox({**classes, "properties": reply.get("properties")}),
+        relations_reply_schema(classes),
+        lambda value: check_tbox(combine(classes, value)),
     )
-    tbox = _canonical({**classes, **properties})
+    tbox = _canonical(combine(classes, relations))
     ctx.ws.write_json("schema.json", tbox)
     ctx.ws.write_text("schema.ttl", tbox_graph(tbox).serialize(format="turtle"))
+
+
+def _strings(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
 
 
 def _canonical(tbox: dict[str, Any]) -> dict[str, Any]:

@@ -14,8 +14,9 @@ __all__ = [
     "SCHEMA",
     "abox_reply_schema",
     "check_tbox",
+    "combine",
     "flatten",
-    "properties_reply_schema",
+    "relations_reply_schema",
     "shapes_graph",
     "tbox_graph",
 ]
@@ -31,27 +32,29 @@ CLASSES_REPLY_SCHEMA: dict[str, Any] = {
         "classes": {
             "type": "array",
             "minItems": 1,
-            "maxItems": 16,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "pattern": _CLASS_NAME},
-                    "parent": {"type": "string"},
-                },
-                "required": ["name", "parent"],
-            },
+            "maxItems": 12,
+            "items": {"type": "string", "pattern": _CLASS_NAME},
         },
     },
     "required": ["classes"],
 }
 
 
-def properties_reply_schema(classes: list[str]) -> dict[str, Any]:
-    """pass1's second question: domains and ranges are enums of the classes just declared,
-    so that a constrained model cannot name an undeclared one."""
+def relations_reply_schema(classes: list[str]) -> dict[str, Any]:
+    """pass1's second question: parents, domains and ranges are enums of the classes just
+    declared, so that a constrained model cannot name an undeclared one."""
     return {
         "type": "object",
         "properties": {
+            "subclasses": {
+                "type": "array",
+                "maxItems": len(classes),
+                "items": {
+                    "type": "object",
+                    "properties": {"name": {"enum": classes}, "parent": {"enum": classes}},
+                    "required": ["name", "parent"],
+                },
+            },
             "properties": {
                 "type": "array",
                 "maxItems": 24,
@@ -66,8 +69,22 @@ def properties_reply_schema(classes: list[str]) -> dict[str, Any]:
                 },
             },
         },
-        "required": ["properties"],
+        "required": ["subclasses", "properties"],
     }
+
+
+def combine(classes: list[str], relations: dict[str, Any]) -> dict[str, Any]:
+    """The two answers of pass1 as one schema (schema.json's form); a class given two parents
+    keeps both entries, so that check_tbox reports it."""
+    parents = {c: "" for c in classes}
+    entries = [{"name": c, "parent": ""} for c in classes]
+    for item in relations.get("subclasses") or []:
+        if isinstance(item, dict) and parents.get(item.get("name", "")) == "":
+            parents[item["name"]] = str(item.get("parent", ""))
+        elif isinstance(item, dict):
+            entries.append({"name": str(item.get("name")), "parent": str(item.get("parent"))})
+    entries[: len(classes)] = [{"name": c, "parent": parents[c]} for c in classes]
+    return {"classes": entries, "properties": relations.get("properties")}
 
 
 def check_tbox(tbox: dict[str, Any]) -> list[str]:

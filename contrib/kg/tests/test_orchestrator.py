@@ -81,11 +81,11 @@ async def test_a_timeout_is_retried_once(tmp_path: Path) -> None:
 
 
 async def test_validation_feedback_is_bounded(docs: Path, tmp_path: Path, scripted: Any) -> None:
-    bad = scripted().scripts["pass1"].replies[0]
-    adapter = scripted({"pass1": [bad] * 5})
+    names, bad = scripted().scripts["pass1"].replies[:2]
+    adapter = scripted({"pass1": [names, bad, bad, bad, bad]})
     with pytest.raises(ModelReplyError, match=r"own ancestor"):
         await run_pipeline(_ctx(docs, tmp_path, adapter, feedback_rounds=2), step_names(), set())
-    assert adapter.calls == {"pass1": 3}
+    assert adapter.calls == {"pass1": 4}  # the classes, then 1 + 2 feedback rounds
 
 
 async def test_a_missing_input_is_a_precondition_failure(tmp_path: Path, scripted: Any) -> None:

@@ -43,7 +43,7 @@ async def test_the_scripted_build_makes_a_valid_graph_with_the_gold_triples(
     assert await _build(docs, tmp_path, adapter) == "done"
     # pass1's first reply failed the structural check and was answered with the errors
     assert adapter.calls == {"pass1": 3, "pass2": 3, "normalize_names": 1, "orphan_connect": 1}
-    feedback = adapter.scripts["pass1"].requests[1].messages[-1].content
+    feedback = adapter.scripts["pass1"].requests[2].messages[-1].content
     assert "class Agent is its own ancestor (subClassOf cycle)" in feedback
     assert adapter.scripts["pass1"].requests[2].response_schema["properties"]["properties"][
         "items"
