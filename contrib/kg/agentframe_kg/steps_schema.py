@@ -48,7 +48,7 @@ async def pass1(ctx: RunContext) -> None:
         CLASSES_REPLY_SCHEMA,
         lambda value: check_tbox(combine(_strings(value.get("classes")), {"properties": []})),
     )
-    classes = list(dict.fromkeys(reply["classes"]))
+    classes = _strings(reply["classes"])
     prompt = RELATIONS_PROMPT.format(excerpt=excerpt, classes=", ".join(classes))
     relations = await asker.ask_json(
         "pass1",
@@ -63,7 +63,8 @@ async def pass1(ctx: RunContext) -> None:
 
 
 def _strings(value: Any) -> list[str]:
-    return [str(v) for v in value] if isinstance(value, list) else []
+    """The class names, each once: a name listed twice is the same class, not an error."""
+    return list(dict.fromkeys(str(v) for v in value)) if isinstance(value, list) else []
 
 
 def _canonical(tbox: dict[str, Any]) -> dict[str, Any]:
