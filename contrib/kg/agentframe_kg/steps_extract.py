@@ -45,7 +45,12 @@ async def pass2(ctx: RunContext) -> None:
         raise StepError(
             f"{len(failed)} chunks failed twice (see pass2_failed.json); build again to retry them"
         )
-    lines = [json.dumps({"chunk": c["id"], **_cached(ctx, c["id"], keys[c["id"]])}) for c in chunks]  # type: ignore[dict-item]
+    lines = []
+    for chunk in chunks:
+        result = _cached(ctx, chunk["id"], keys[chunk["id"]])
+        if result is None:
+            raise StepError(f"pass2/{chunk['id']}.json vanished or was changed; build again")
+        lines.append(json.dumps({"chunk": chunk["id"], **result}))
     ctx.ws.write_text("abox.jsonl", "\n".join(lines) + "\n")
 
 

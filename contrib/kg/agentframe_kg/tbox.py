@@ -75,13 +75,16 @@ def relations_reply_schema(classes: list[str]) -> dict[str, Any]:
 
 def combine(classes: list[str], relations: dict[str, Any]) -> dict[str, Any]:
     """The two answers of pass1 as one schema (schema.json's form); a class given two parents
-    keeps both entries, so that check_tbox reports it."""
+    keeps both entries, so that check_tbox reports it. "X is a kind of X" says nothing (the
+    reply schema cannot forbid it) and is dropped; longer cycles are reported."""
     parents = {c: "" for c in classes}
     entries = [{"name": c, "parent": ""} for c in classes]
     for item in relations.get("subclasses") or []:
-        if isinstance(item, dict) and parents.get(item.get("name", "")) == "":
+        if not isinstance(item, dict) or item.get("name") == item.get("parent"):
+            continue
+        if parents.get(item.get("name", "")) == "":
             parents[item["name"]] = str(item.get("parent", ""))
-        elif isinstance(item, dict):
+        else:
             entries.append({"name": str(item.get("name")), "parent": str(item.get("parent"))})
     entries[: len(classes)] = [{"name": c, "parent": parents[c]} for c in classes]
     return {"classes": entries, "properties": relations.get("properties")}
