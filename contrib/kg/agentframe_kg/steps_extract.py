@@ -167,20 +167,20 @@ MERGE_SYSTEM = (
     "with JSON only: `answers`, one object per pair with `pair` (its number) and `same` "
     "(true/false)."
 )
-MERGE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "answers": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"pair": {"type": "integer"}, "same": {"type": "boolean"}},
-                "required": ["pair", "same"],
-            },
-        }
-    },
-    "required": ["answers"],
-}
+
+
+def merge_schema(pairs: int) -> dict[str, Any]:
+    """One answer per pair at most: a small model cannot ramble on past them."""
+    answer = {
+        "type": "object",
+        "properties": {"pair": {"type": "integer"}, "same": {"type": "boolean"}},
+        "required": ["pair", "same"],
+    }
+    return {
+        "type": "object",
+        "properties": {"answers": {"type": "array", "maxItems": pairs, "items": answer}},
+        "required": ["answers"],
+    }
 
 
 async def normalize_names(ctx: RunContext) -> None:
@@ -197,7 +197,9 @@ async def normalize_names(ctx: RunContext) -> None:
     if pairs:
         listing = "\n".join(f"{i}. {a!r} / {b!r}" for i, (a, b) in enumerate(pairs))
         asker = await ctx.asker()
-        reply = await asker.ask_json("normalize_names", MERGE_SYSTEM, listing, MERGE_SCHEMA)
+        reply = await asker.ask_json(
+            "normalize_names", MERGE_SYSTEM, listing, merge_schema(len(pairs))
+        )
         answers = {
             a.get("pair"): a.get("same") for a in reply.get("answers", []) if isinstance(a, dict)
         }

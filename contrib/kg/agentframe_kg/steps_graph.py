@@ -150,7 +150,7 @@ async def orphan_connect(ctx: RunContext) -> None:
                 "relations": schema,
                 "gaps": {
                     "type": "array",
-                    "maxItems": 20,
+                    "maxItems": 8,
                     "items": {
                         "type": "object",
                         "properties": {

@@ -51,7 +51,15 @@ async def test_the_real_model_builds_a_graph_that_validates(
     llama_runtime: Any, docs: Path, tmp_path: Path, gold: set[tuple[str, str, str]]
 ) -> None:
     adapter = llamacpp.LlamaCppAdapter(llama_runtime.options, llama_runtime)
-    options = Options(docs=docs, concurrency=2, max_tokens=384, timeout=120, max_items=8)
+    options = Options(
+        docs=docs,
+        concurrency=2,
+        max_tokens=256,
+        timeout=180,
+        max_items=4,
+        max_pairs=4,
+        max_orphans=4,
+    )
     ctx = RunContext.for_adapter(tmp_path, options, Progress(), adapter)
     try:
         outcome = await run_pipeline(ctx, step_names(), set())
