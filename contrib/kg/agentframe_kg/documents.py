@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import html.parser
+import os
 import re
 import stat
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 __all__ = ["SUFFIXES", "Chunk", "chunk_text", "find_documents", "to_text"]
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
+_MAX_SKIPPED = 1000
 _SKIP_TAGS = {"script", "style", "head", "noscript", "template"}
 
 
@@ -48,14 +50,13 @@ class _TextOfHtml(html.parser.HTMLParser):
 
 def find_documents(root: Path, max_files: int) -> tuple[list[Path], list[str]]:
     """The documents under `root` (a file or a folder), sorted, and why others were skipped."""
-    candidates = [root] if not root.is_dir() or root.is_symlink() else sorted(root.rglob("*"))
     found: list[Path] = []
     skipped: list[str] = []
-    for path in candidates:
-        mode = path.lstat().st_mode
-        if stat.S_ISDIR(mode):
-            continue
-        if not stat.S_ISREG(mode):
+    for path in _walk(root):
+        if len(skipped) >= _MAX_SKIPPED:
+            skipped.append(f"{root}: more entries not looked at")
+            break
+        if not stat.S_ISREG(path.lstat().st_mode):
             skipped.append(f"{path}: not a regular file")
         elif path.suffix.lower() not in SUFFIXES:
             skipped.append(f"{path}: unsupported type {path.suffix or '(none)'}")
@@ -64,6 +65,20 @@ def find_documents(root: Path, max_files: int) -> tuple[list[Path], list[str]]:
         else:
             found.append(path)
     return found, skipped
+
+
+def _walk(root: Path) -> list[Path]:
+    """Every entry under `root` but folders, sorted; symlinked folders are not followed."""
+    if not root.is_dir() or root.is_symlink():
+        return [root]
+    entries: list[Path] = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        entries += [Path(folder, d) for d in dirs if Path(folder, d).is_symlink()]
+        entries += [Path(folder, f) for f in files]
+        if len(entries) > 100 * _MAX_SKIPPED:
+            break
+    return sorted(entries)
 
 
 def to_text(path: Path, data: bytes) -> str:

@@ -104,6 +104,9 @@ async def test_hostile_documents_are_refused_and_named(tmp_path: Path, scripted:
     os.mkfifo(docs / "pipe.txt")
     (docs / "tool.exe").write_bytes(b"\0\1")
     (docs / "binary.txt").write_bytes(bytes(range(256)))
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.md").write_text("not to be read")
+    (docs / "linkdir").symlink_to(tmp_path / "outside")
     out = tmp_path / "out"
     await run_pipeline(_ctx(docs, out, scripted(), max_doc_bytes=1000), ["preprocess"], set())
     report = json.loads((out / "docs.json").read_text())
@@ -111,6 +114,7 @@ async def test_hostile_documents_are_refused_and_named(tmp_path: Path, scripted:
     skipped = "\n".join(report["skipped"])
     for reason in (
         "link.txt: not a regular file",
+        "linkdir: not a regular file",
         "pipe.txt: not a regular file",
         "tool.exe: unsupported type",
         "big.txt: 5000 bytes, over the cap",
