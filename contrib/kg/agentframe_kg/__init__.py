@@ -1,0 +1,1 @@
+"""agentframe-kg: a folder of documents to a validated RDF knowledge graph (see README.md)."""
