@@ -1,7 +1,8 @@
 """One child run: an agent definition, made no looser than its parent, in its own session.
 
 The child sees only its task (a new session whose first message carries the link to its
-parent as `origin`), the stack's tools minus the `subagent` tool itself (no recursion), its
+parent as `origin`: `{parent, tool_call_id, agent, via}`, what `sessions list --children`
+reads), the stack's tools minus the `subagent` tool itself (no recursion), its
 own system prompt, and its own model or else the parent's.
 """
 
@@ -28,7 +29,7 @@ from agentframe_core import (
 
 __all__ = ["LINK_KEY", "ChildRun", "ChildSpec", "child_definition", "run_child"]
 
-#: The key of the child's first message's `origin` that links it to its parent.
+#: `via` in the link to the parent, the child's first message's `origin`.
 LINK_KEY = "subagent"
 
 #: Permission modes, loosest first: a child gets the stricter of its own and its parent's.
@@ -116,7 +117,12 @@ async def run_child(
         "tool_call_id": spec.call_id,
         "index": spec.index,
     }
-    link = {"parent": ctx.session_id, "tool_call_id": spec.call_id, "agent": definition.name}
+    link = {
+        "parent": ctx.session_id,
+        "tool_call_id": spec.call_id,
+        "agent": definition.name,
+        "via": LINK_KEY,
+    }
     started = time.perf_counter()
     ctx.emit("subagent.started", {**event, "task": spec.task[:200]})
 
@@ -124,7 +130,7 @@ async def run_child(
         ctx.emit("subagent.tool", {**event, "tool": record.call.name})
 
     try:
-        await session.send(spec.task, origin={LINK_KEY: link})
+        await session.send(spec.task, origin=link)
         result = await session.run(on_tool=on_tool)
     except asyncio.CancelledError:
         run.seconds = time.perf_counter() - started

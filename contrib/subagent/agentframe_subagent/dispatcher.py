@@ -162,9 +162,11 @@ class SubagentTool:
         for run in runs:
             total += run.usage
         meta: dict[str, Any] = {
-            # `usage`: what the loop adds up as the run's children's usage.
+            # `usage` and `children` are kernel conventions: the run adds `usage` up as its
+            # children's, and `sessions show` points at each child session.
             "usage": usage_json(total),
-            "subagent": {"mode": mode, "children": [run.to_json() for run in runs]},
+            "children": [run.to_json() for run in runs],
+            "mode": mode,
         }
         if mode == "single":
             run = runs[0]

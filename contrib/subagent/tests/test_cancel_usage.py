@@ -47,7 +47,7 @@ async def test_a_parallel_call_out_of_time_returns_one_result_per_task(kit: Any)
     result = await Session(stack).run("go")
     assert time.perf_counter() - started < 1.5
     record = result.tool_calls[0].result
-    statuses = [c["status"] for c in record.meta["subagent"]["children"]]
+    statuses = [c["status"] for c in record.meta["children"]]
     assert statuses == ["done", "cancelled", "failed", "done"]
     assert (
         "[2] reviewer (cancelled)" in record.content
@@ -63,7 +63,7 @@ async def test_usage_rolls_up_from_the_children(kit: Any) -> None:
         [first, {"content": "done", "usage": {"prompt_tokens": 7, "completion_tokens": 3}}]
     )
     result = await Session(stack).run("go")
-    meta = result.tool_calls[0].result.meta["subagent"]
+    meta = result.tool_calls[0].result.meta
     assert [c["usage"]["prompt_tokens"] for c in meta["children"]] == [10, 20]
     assert result.tool_calls[0].result.meta["usage"] == {
         "prompt_tokens": 30,

@@ -36,7 +36,7 @@ async def test_no_recursion_and_the_definition_filters_the_tools(kit: Any) -> No
     # the reviewer's call to a tool it may not use was refused, and it went on
     second = adapter.child_requests["reviewer"][1].messages[-1]
     assert second.role == "tool" and "not allowed for agent 'reviewer'" in second.content
-    assert result.tool_calls[0].result.meta["subagent"]["children"][1]["status"] == "done"
+    assert result.tool_calls[0].result.meta["children"][1]["status"] == "done"
 
 
 async def test_a_child_uses_its_model_else_the_parents(kit: Any) -> None:

@@ -16,7 +16,7 @@ async def test_single_returns_the_childs_answer(kit: Any) -> None:
     assert result.outcome is Outcome.COMPLETED
     record = result.tool_calls[0]
     assert record.result.content == "forty-two" and not record.result.is_error
-    child = record.result.meta["subagent"]["children"][0]
+    child = record.result.meta["children"][0]
     assert child["agent"] == "worker" and child["status"] == "done"
 
 
@@ -28,7 +28,7 @@ async def test_eight_parallel_tasks_on_four_slots_take_two_task_times(kit: Any) 
     wall = time.perf_counter() - started
     assert wall <= 2.3 * TASK, f"8 tasks on 4 slots took {wall:.2f} s (one task: {TASK} s)"
     assert wall >= 2 * TASK, "more than 4 children ran at once"
-    children = result.tool_calls[0].result.meta["subagent"]["children"]
+    children = result.tool_calls[0].result.meta["children"]
     assert [c["status"] for c in children] == ["done"] * 8
 
 
@@ -46,7 +46,7 @@ async def test_parallel_results_come_back_in_task_order(kit: Any) -> None:
         "[3] worker (done):\nanswer 2",
         "[4] worker (done):\nanswer 3",
     ]
-    children = result.tool_calls[0].result.meta["subagent"]["children"]
+    children = result.tool_calls[0].result.meta["children"]
     assert [c["agent"] for c in children] == ["worker", "reviewer", "worker", "worker"]
 
 
@@ -78,7 +78,7 @@ async def test_a_chain_stops_at_the_failed_step_and_names_it(kit: Any) -> None:
     assert "chain stopped at step 2 of 3 (reviewer)" in record.content
     assert "the child's model failed" in record.content
     assert len(adapter.child_requests["worker"]) == 1  # step 3 never ran
-    assert len(record.meta["subagent"]["children"]) == 2
+    assert len(record.meta["children"]) == 2
 
 
 async def test_an_unknown_agent_is_an_error_listing_the_known_ones(kit: Any) -> None:
@@ -129,22 +129,38 @@ async def test_each_child_is_a_session_linked_to_its_parent(kit: Any) -> None:
     stack, _ = kit.make_stack([kit.call({"tasks": tasks}, "call-7"), "done"])
     parent = Session(stack)
     result = await parent.run("go")
-    children = result.tool_calls[0].result.meta["subagent"]["children"]
+    children = result.tool_calls[0].result.meta["children"]
     for child in children:
         entries = await stack.store.context(child["session_id"])
         first = entries[0]
         assert first.kind is EntryKind.USER
-        link = first.origin["subagent"]
-        assert link == {"parent": parent.id, "tool_call_id": "call-7", "agent": child["agent"]}
+        assert first.origin == {
+            "parent": parent.id,
+            "tool_call_id": "call-7",
+            "agent": child["agent"],
+            "via": "subagent",
+        }
         assert entries[-1].kind is EntryKind.ASSISTANT
     parent_entries = await stack.store.context(parent.id)
     stored = next(e for e in parent_entries if e.kind is EntryKind.TOOL_RESULT)
-    assert [c["session_id"] for c in stored.meta["subagent"]["children"]] == [
-        c["session_id"] for c in children
-    ]
+    assert [c["session_id"] for c in stored.meta["children"]] == [c["session_id"] for c in children]
 
 
 def _ctx(stack: Any) -> Any:
     from agentframe_core import RunContext
 
     return RunContext("s", stack)
+
+
+async def test_child_progress_reaches_the_parents_on_event(kit: Any) -> None:
+    tasks = [{"agent": "worker", "task": "call=echo"}, {"agent": "reviewer", "task": "say=b"}]
+    stack, _ = kit.make_stack([kit.call({"tasks": tasks}), "done"])
+    events: list[tuple[str, dict[str, Any]]] = []
+    await Session(stack).run("go", on_event=lambda kind, data: events.append((kind, data)))
+    seen = [(kind, data["agent"], data.get("tool")) for kind, data in events]
+    for agent in ("worker", "reviewer"):
+        mine = [kind for kind, name, _ in seen if name == agent]
+        assert mine[0] == "subagent.started" and mine[-1] == "subagent.finished"
+    assert ("subagent.tool", "worker", "echo") in seen
+    finished = [data for kind, data in events if kind == "subagent.finished"]
+    assert {d["status"] for d in finished} == {"done"} and all(d["session_id"] for d in finished)
