@@ -133,7 +133,7 @@ class SubagentTool:
         elif mode == "parallel":
             await run_parallel(specs, runner, self.options.max_concurrency)
         else:
-            await run_chain(specs, runner)
+            await run_chain(specs, runner, self.options.max_answer_chars)
 
     def _specs(
         self, items: list[dict[str, Any]], call_id: str, known: dict[str, AgentDefinition]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
+from agentframe_core import head_tail
+
 from .child import ChildRun, ChildSpec
 
 __all__ = ["PREVIOUS", "run_chain", "run_parallel"]
@@ -35,8 +37,9 @@ async def run_parallel(specs: Sequence[ChildSpec], runner: Runner, slots: int) -
     return [r for r in results if r is not None]
 
 
-async def run_chain(specs: Sequence[ChildSpec], runner: Runner) -> list[ChildRun]:
-    """Steps in order, `{previous}` replaced by the answer before; stops at a failure."""
+async def run_chain(specs: Sequence[ChildSpec], runner: Runner, limit: int) -> list[ChildRun]:
+    """Steps in order, `{previous}` replaced by the answer before (at most `limit`
+    characters, head and tail); stops at a failure."""
     done: list[ChildRun] = []
     previous = ""
     for spec in specs:
@@ -45,5 +48,5 @@ async def run_chain(specs: Sequence[ChildSpec], runner: Runner) -> list[ChildRun
         done.append(run)
         if not run.ok:
             break
-        previous = run.text
+        previous = head_tail(run.text, limit)
     return done
