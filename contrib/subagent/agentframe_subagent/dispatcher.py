@@ -86,13 +86,17 @@ class SubagentTool:
         return [
             Tool(
                 name=TOOL_NAME,
-                description=describe(list(self.agents(ctx).values())),
-                parameters=parameters(options.max_tasks, options.max_task_chars),
+                description=describe(list(self.agents(ctx).values()), self._modes()),
+                parameters=parameters(self._modes(), options.max_tasks, options.max_task_chars),
                 # The call ends itself at `options.timeout`, reporting every task; the
                 # loop's own timeout is only a backstop.
                 timeout=options.timeout + 5,
             )
         ]
+
+    def _modes(self) -> list[str]:
+        """The modes offered, in a stable order."""
+        return [m for m in ("single", "parallel", "chain") if m in self.options.modes]
 
     async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
         if call.name != TOOL_NAME:
@@ -103,6 +107,10 @@ class SubagentTool:
         if isinstance(asked, str):
             return ToolResult(asked, True)
         mode, items = asked
+        if mode not in self._modes():
+            return ToolResult(
+                f"mode {mode!r} is not offered; offered: {', '.join(self._modes())}", True
+            )
         specs = self._specs(items, call.id, self.agents(ctx))
         if isinstance(specs, str):
             return ToolResult(specs, True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -12,6 +12,10 @@ __all__ = ["SubagentOptions"]
 class SubagentOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    #: The modes offered (a small model does better with `[single]` alone).
+    modes: Annotated[list[Literal["single", "parallel", "chain"]], Field(min_length=1)] = Field(
+        default_factory=lambda: ["single", "parallel", "chain"]
+    )
     #: The agents that may be delegated to (None: every agent the loaders find).
     agents: list[Annotated[str, Field(min_length=1)]] | None = None
     #: At most this many tasks in one `parallel` call (and steps in one `chain`).

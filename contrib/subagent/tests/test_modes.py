@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agentframe_core import EntryKind, Outcome, Session
+from agentframe_core import EntryKind, Outcome, Session, ToolCall
 
 TASK = 0.4  # seconds one child's model takes
 
@@ -164,3 +164,17 @@ async def test_child_progress_reaches_the_parents_on_event(kit: Any) -> None:
     assert ("subagent.tool", "worker", "echo") in seen
     finished = [data for kind, data in events if kind == "subagent.finished"]
     assert {d["status"] for d in finished} == {"done"} and all(d["session_id"] for d in finished)
+
+
+async def test_modes_can_be_restricted(kit: Any) -> None:
+    from agentframe_subagent import SubagentOptions
+
+    tasks = [{"agent": "worker", "task": "say=a"}]
+    options = SubagentOptions(modes=["single"])
+    stack, _ = kit.make_stack([kit.call({"tasks": tasks}), "done"], options=options)
+    (tool,) = await stack.tools[0].tools(_ctx(stack))
+    assert set(tool.parameters["properties"]) == {"agent", "task"}
+    assert tool.parameters["required"] == ["agent", "task"]
+    assert "parallel" not in tool.description
+    record = await stack.tools[0].dispatch(ToolCall("c", "subagent", {"tasks": tasks}), _ctx(stack))
+    assert record.is_error and "mode 'parallel' is not offered; offered: single" in record.content
