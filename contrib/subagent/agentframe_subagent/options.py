@@ -6,16 +6,20 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["SubagentOptions"]
+__all__ = ["Mode", "SubagentOptions"]
+
+Mode = Literal["single", "parallel", "chain"]
+
+
+def _all_modes() -> list[Mode]:
+    return ["single", "parallel", "chain"]
 
 
 class SubagentOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     #: The modes offered (a small model does better with `[single]` alone).
-    modes: Annotated[list[Literal["single", "parallel", "chain"]], Field(min_length=1)] = Field(
-        default_factory=lambda: ["single", "parallel", "chain"]
-    )
+    modes: Annotated[list[Mode], Field(min_length=1)] = Field(default_factory=_all_modes)
     #: The agents that may be delegated to (None: every agent the loaders find).
     agents: list[Annotated[str, Field(min_length=1)]] | None = None
     #: At most this many tasks in one `parallel` call (and steps in one `chain`).
