@@ -15,7 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .protocols import Stack
-from .session import CompactionCallback, RunResult, Session, TokenCallback, ToolCallback
+from .session import (
+    CompactionCallback,
+    EventCallback,
+    RunResult,
+    Session,
+    TokenCallback,
+    ToolCallback,
+)
 
 __all__ = ["run"]
 
@@ -31,6 +38,7 @@ def run(
     on_token: TokenCallback | None = None,
     on_tool: ToolCallback | None = None,
     on_compaction: CompactionCallback | None = None,
+    on_event: EventCallback | None = None,
     on_new_session: Callable[[str], object] | None = None,
 ) -> RunResult:
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
@@ -53,7 +61,11 @@ def run(
                 await _tell_if_new(stack, session_id, on_new_session)
             session = Session(stack, session_id, agent=definition, cwd=where)
             return await session.run(
-                prompt, on_token=on_token, on_tool=on_tool, on_compaction=on_compaction
+                prompt,
+                on_token=on_token,
+                on_tool=on_tool,
+                on_compaction=on_compaction,
+                on_event=on_event,
             )
 
     return asyncio.run(go())

@@ -304,6 +304,20 @@ class RunContext:
     compactions: list[CompactionReport] = field(default_factory=list)
     retrievals: list[RetrievalReport] = field(default_factory=list)
     on_compaction: Callable[[CompactionReport], Any] | None = None
+    #: Progress of work a part runs on the session's behalf (e.g. a sub-agent started, called
+    #: a tool, finished): `on_event(kind, data)`, through `emit`.
+    on_event: Callable[[str, dict[str, Any]], Any] | None = None
+
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
+        """Tell the run's `on_event` callback (whose failure never stops the run)."""
+        if self.on_event is None:
+            return
+        try:
+            self.on_event(kind, data)
+        except Exception:
+            logging.getLogger("agentframe.session").exception(
+                "the on_event callback raised; the run goes on"
+            )
 
     def report_compaction(self, report: CompactionReport) -> None:
         """Record a compaction for the run's result and tell the callback (whose failure

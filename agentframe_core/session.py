@@ -44,6 +44,7 @@ log = logging.getLogger("agentframe.session")
 TokenCallback = Callable[[str], Any]
 ToolCallback = Callable[[ToolCallRecord], Any]
 CompactionCallback = Callable[[CompactionReport], Any]
+EventCallback = Callable[[str, dict[str, Any]], Any]
 
 
 class Outcome(StrEnum):
@@ -90,6 +91,22 @@ class RunResult:
     @property
     def cached_tokens(self) -> int:
         return self.usage.cached_tokens
+
+    @property
+    def children_usage(self) -> Usage:
+        """Tokens the run's tools billed on its behalf (e.g. sub-agents), as each tool
+        result's `meta["usage"]` reports them; not part of `usage`."""
+        total = Usage()
+        for record in self.tool_calls:
+            reported = record.result.meta.get("usage")
+            if isinstance(reported, dict):
+                total += Usage(**{k: int(v) for k, v in reported.items() if k in _USAGE_KEYS})
+        return total
+
+    @property
+    def total_usage(self) -> Usage:
+        """The run's own tokens and its tools'."""
+        return self.usage + self.children_usage
 
 
 class AdapterProtocolError(AgentframeError):
@@ -165,11 +182,13 @@ class Session:
         on_token: TokenCallback | None = None,
         on_tool: ToolCallback | None = None,
         on_compaction: CompactionCallback | None = None,
+        on_event: EventCallback | None = None,
     ) -> RunResult:
         """Answer `prompt` (when given) and everything else pending, to an Outcome.
 
         Claim what is pending -> drop stale notifications -> prepare (tools, system prompt,
-        tool calling) -> turns until one ends the run -> report.
+        tool calling) -> turns until one ends the run -> report. `on_event(kind, data)`
+        hears progress that parts report through `RunContext.emit` (e.g. sub-agents).
         """
         message = await self.send(prompt) if prompt is not None else None
         ttl = self.stack.limits.turn_lease_seconds
@@ -179,7 +198,9 @@ class Session:
             answered = await self._answered_elsewhere(message) if message else None
             if answered is not None:
                 return answered
-            ctx = RunContext(self.id, self.stack, self.agent, on_compaction=on_compaction)
+            ctx = RunContext(
+                self.id, self.stack, self.agent, on_compaction=on_compaction, on_event=on_event
+            )
             await self._drop_stale_notifications(ctx)
             run = await self._prepare(ctx, claimed, on_token, on_tool)
             run.boundary = boundary

@@ -32,6 +32,7 @@ log = logging.getLogger("agentframe.cli")
 
 if TYPE_CHECKING:
     from ..agent import AgentDefinition
+    from ..llm import Usage
     from ..reports import CompactionReport
     from ..session import RunResult, Session
     from ..toolbox import ToolCallRecord
@@ -83,6 +84,22 @@ def _show_compaction(report: CompactionReport) -> None:
     )
 
 
+def _show_event(kind: str, data: dict[str, Any]) -> None:
+    """One line per sub-agent, when it ends (other progress events are for embedders)."""
+    if kind != "subagent.finished":
+        return
+    usage = data.get("usage") or {}
+    tokens = sum(int(usage.get(k, 0)) for k in ("prompt_tokens", "completion_tokens"))
+    colour = "blue" if data.get("status") == "done" else "red"
+    click.secho(
+        f"\n↳ sub-agent {data.get('agent')}: {data.get('status')} in "
+        f"{float(data.get('seconds', 0)):.1f} s, {tokens} tokens "
+        f"(session {data.get('session_id')})",
+        fg=colour,
+        err=True,
+    )
+
+
 def result_json(result: RunResult) -> dict[str, Any]:
     """`agentframe run --json`: how the run ended, its reply, tool calls, tokens, compactions."""
     usage = result.usage
@@ -100,6 +117,7 @@ def result_json(result: RunResult) -> dict[str, Any]:
                 "result": r.result.content,
                 "is_error": r.result.is_error,
                 "seconds": round(r.seconds, 6),
+                **({"meta": r.result.meta} if r.result.meta else {}),
             }
             for r in result.tool_calls
         ],
@@ -109,6 +127,8 @@ def result_json(result: RunResult) -> dict[str, Any]:
             "cached_tokens": usage.cached_tokens,
             "session_total_tokens": result.session_usage.total_tokens,
             "window_tokens": result.window_tokens,
+            "children": _usage_json(result.children_usage),
+            "total": _usage_json(result.total_usage),
         },
         "compactions": [
             {
@@ -120,6 +140,14 @@ def result_json(result: RunResult) -> dict[str, Any]:
             for c in result.compactions
         ],
         "retrievals": [r.to_json() for r in result.retrievals],
+    }
+
+
+def _usage_json(usage: Usage) -> dict[str, int]:
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "cached_tokens": usage.cached_tokens,
     }
 
 
@@ -196,6 +224,7 @@ def run(
             on_token=None if as_json else on_token,
             on_tool=None if as_json else _show_tool,
             on_compaction=None if as_json else _show_compaction,
+            on_event=None if as_json else _show_event,
             on_new_session=on_new_session,
         )
     if as_json:
@@ -299,7 +328,13 @@ async def _repl(session: Session) -> None:
             click.echo(token, nl=False)
 
         current = asyncio.create_task(
-            session.run(line, on_token=on_token, on_tool=_show_tool, on_compaction=_show_compaction)
+            session.run(
+                line,
+                on_token=on_token,
+                on_tool=_show_tool,
+                on_compaction=_show_compaction,
+                on_event=_show_event,
+            )
         )
         try:
             result = await current

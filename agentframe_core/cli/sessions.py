@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import click
 
+from ..lineage import child_pointers, parent_link
 from .app import App, emit_json, pass_app, utf8_argument
 
 if TYPE_CHECKING:
@@ -49,29 +50,45 @@ def sessions() -> None:
 
 @sessions.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
+@click.option(
+    "--children", is_flag=True, help="Only sessions started by another (sub-agents), with it."
+)
 @pass_app
-def list_(app: App, as_json: bool) -> None:
+def list_(app: App, as_json: bool, children: bool) -> None:
     """Every session, most recently updated first."""
-    infos = with_store(app, lambda store: store.sessions())
+
+    async def work(store: Store) -> list[tuple[SessionInfo, dict[str, str] | None]]:
+        infos = await store.sessions()
+        if not children:
+            return [(info, None) for info in infos]
+        linked = [(info, parent_link(await store.context(info.id))) for info in infos]
+        return [(info, link) for info, link in linked if link is not None]
+
+    found = with_store(app, work)
     if as_json:
-        emit_json(
-            [
-                {
-                    "id": i.id,
-                    "created_at": i.created_at,
-                    "updated_at": i.updated_at,
-                    "entries": i.entries,
-                    "title": i.title,
-                }
-                for i in infos
-            ]
-        )
+        emit_json([_info_json(info, link) for info, link in found])
         return
-    if not infos:
-        click.echo("no sessions")
-    for info in infos:
+    if not found:
+        click.echo("no child sessions" if children else "no sessions")
+    for info, link in found:
         title = info.title or ""
-        click.echo(f"{info.id}  {_when(info.updated_at)}  {info.entries:>5} entries  {title}")
+        line = f"{info.id}  {_when(info.updated_at)}  {info.entries:>5} entries  {title}"
+        if link is not None:
+            line += f"  <- {link['parent']} ({link.get('agent', '?')})"
+        click.echo(line)
+
+
+def _info_json(info: SessionInfo, link: dict[str, str] | None) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "id": info.id,
+        "created_at": info.created_at,
+        "updated_at": info.updated_at,
+        "entries": info.entries,
+        "title": info.title,
+    }
+    if link is not None:
+        found["parent"] = link
+    return found
 
 
 @sessions.command()
@@ -104,6 +121,13 @@ def show(app: App, session_id: str, as_json: bool) -> None:
         click.secho(f"[{_when(entry.created_at)}] {label}", fg=colours.get(entry.kind.value))
         if entry.content:
             click.echo(entry.content)
+        for child in child_pointers(entry):
+            status = f", {child['status']}" if isinstance(child.get("status"), str) else ""
+            click.secho(
+                f"  ↳ child session {child['session_id']} ({child.get('agent', '?')}{status}): "
+                f"agentframe sessions show {child['session_id']}",
+                dim=True,
+            )
 
 
 @sessions.command()
