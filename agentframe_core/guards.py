@@ -41,6 +41,10 @@ class RepeatGuard:
         self.repeats = self.repeats + 1 if signature == self._last else 1
         self._last = signature
 
+    def reset(self) -> None:
+        """An answer ends a streak: the same call after it serves a new question."""
+        self.repeats, self._last = 0, None
+
     @property
     def stuck(self) -> bool:
         return self.repeats >= self.limit

@@ -346,6 +346,7 @@ class Session:
         """A reply without tool calls ends the run, unless messages arrived meanwhile (they
         are answered in this run) or the agent's required tool was not called yet."""
         run.result.reply = content
+        run.repeats.reset()
         arrived = await self._claim(now_ns())
         if arrived:
             run.result.claimed += arrived

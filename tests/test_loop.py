@@ -88,6 +88,22 @@ async def test_repetition_guard(make_stack):
     assert len(nudges) == 1  # the model was told once, after the first repeat
 
 
+async def test_an_answer_ends_a_streak_of_identical_calls(make_stack):
+    """Messages that arrive while the model answers are answered in the same run; asking the
+    same tool again for each is not a loop (with 8 processes on one session, it stopped runs
+    as `repeating`)."""
+    answer = {"content": "done", "delay": 0.1}
+    stack = make_stack([call("add", a=1, b=2), answer] * 3, [add], max_repeats=2)
+    session = Session(stack)
+    run = asyncio.create_task(session.run("first"))
+    for question, writing in (("second", 2), ("third", 4)):
+        while len(stack.adapter.requests) < writing and not run.done():  # the model answers
+            await asyncio.sleep(0.001)
+        await session.send(question)
+    result = await run
+    assert result.outcome is Outcome.COMPLETED and result.turns == 6, result.outcome
+
+
 async def test_hanging_tool_times_out(make_stack):
     @tool(timeout=0.05)
     async def hang() -> str:

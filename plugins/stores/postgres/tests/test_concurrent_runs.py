@@ -71,7 +71,7 @@ async def test_eight_processes_on_one_session_leave_whole_turns(
     results = []
     for run in runs:
         out, err = run.communicate(timeout=180)
-        assert run.returncode == 0, err
+        assert run.returncode == 0, (out, err)
         results.append(json.loads(out))
     assert any(not r.get("coalesced") for r in results)
     entries = await pg_store.context("S")
