@@ -51,10 +51,12 @@ _MAX_COSTS = 200_000
 
 @dataclass(slots=True)
 class _State:
-    """What a session's builds keep between calls: the stubs chosen, the head rendered."""
+    """What a session's builds keep between calls: the stubs chosen, and the head and tail
+    as rendered, so that a build which only appends renders just the new entries."""
 
     stubs: dict[str, Entry] = field(default_factory=dict)
     head: Renderer | None = None
+    tail: Renderer | None = None
 
 
 @dataclass(slots=True)
@@ -257,16 +259,12 @@ class Shaper:
         if layout.total > limit:
             head = _squeeze(head, layout, layout.total - limit)
             state.head = None
-        renderer = state.head
-        if renderer is None or renderer.inline_chars != inline or not renderer.extends(head):
-            renderer = Renderer(inline)
-        renderer.feed(head[len(renderer.entries) :])
-        state.head = renderer
-        tail = Renderer(inline)
-        tail.feed(layout.entries[layout.start :])
-        self.last_sent = head + layout.entries[layout.start :]
+        tail = layout.entries[layout.start :]
+        state.head = _resumed(state.head, head, inline)
+        state.tail = _resumed(state.tail, tail, inline)
+        self.last_sent = head + tail
         first = [Message("system", system)] if system else []
-        return first + renderer.view() + tail.view()
+        return first + state.head.view() + state.tail.view()
 
     def _state(self, session_id: str) -> _State:
         state = self._states.pop(session_id, None) or _State()
@@ -274,6 +272,15 @@ class Shaper:
         if len(self._states) > 64:
             self._states.popitem(last=False)
         return state
+
+
+def _resumed(renderer: Renderer | None, entries: list[Entry], inline: int) -> Renderer:
+    """`renderer` fed what it lacks of `entries`, or a new one if `entries` does not extend
+    what it rendered (the tail's start moved, a stub was chosen, a compaction happened)."""
+    if renderer is None or renderer.inline_chars != inline or not renderer.extends(entries):
+        renderer = Renderer(inline)
+    renderer.feed(entries[len(renderer.entries) :])
+    return renderer
 
 
 def _squeeze(head: list[Entry], layout: _Layout, excess: int) -> list[Entry]:

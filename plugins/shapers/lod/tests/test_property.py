@@ -110,3 +110,35 @@ def test_any_history_fits_any_budget_above_the_tail(
     plan: list[tuple[str, Any]], extra: int, system: str
 ) -> None:
     asyncio.run(shape(conversation(plan), extra, system))
+
+
+async def grow(entries: list[Entry], budget: int) -> None:
+    """Build after every entry, as a session does: each build renders only what is new, and
+    must send exactly what rendering its head and tail afresh would."""
+    probe = shaper(budget_tokens=budget, **OPTIONS)
+    stack = stack_with(probe)
+    for entry in entries:
+        await stack.store.append("s", entry)
+        messages = await probe.build(context(stack), "")
+        check_well_formed(messages, "")
+        current = await stack.store.context("s")
+        pristine_messages, exchanges = (
+            OPTIONS["pristine_messages"],
+            OPTIONS["pristine_tool_exchanges"],
+        )
+        start = tail_start(current, safe_cuts(current), pristine_messages, exchanges)
+        split = len(probe.last_sent) - (len(current) - start)
+        afresh = []
+        for part in (probe.last_sent[:split], probe.last_sent[split:]):
+            renderer = Renderer(stack.limits.inline_result_chars)
+            renderer.feed(part)
+            afresh += renderer.view()
+        assert messages == afresh, "an incremental render differs from a fresh one"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(plan=st.lists(steps, max_size=20), budget=st.integers(min_value=2_000, max_value=30_000))
+def test_builds_as_the_session_grows_render_what_a_fresh_render_would(
+    plan: list[tuple[str, Any]], budget: int
+) -> None:
+    asyncio.run(grow(conversation(plan), budget))
