@@ -37,6 +37,7 @@ from .contract import (
     atomic_write,
     build_task,
     parse_answer,
+    read_envelope,
     set_aside,
 )
 from .errors import DrainerFailedError, MalformedAnswerError, TaskTimeoutError
@@ -202,10 +203,8 @@ def _completion(answer: Answer, request: CompletionRequest) -> Completion:
 
 
 def _read(paths: TaskPaths) -> Answer:
-    try:
-        raw = paths.answer.read_bytes()
-    except FileNotFoundError:
+    if not paths.answer.exists():
         raise MalformedAnswerError(
             paths.answer, "the .done sentinel exists but the answer file does not"
-        ) from None
-    return parse_answer(raw, paths.id, paths.answer)
+        )
+    return parse_answer(read_envelope(paths.answer, MalformedAnswerError), paths.id, paths.answer)

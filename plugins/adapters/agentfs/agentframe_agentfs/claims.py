@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from agentframe_core import pid_alive
 
-from .contract import Folder, TaskPaths, is_drainer_id, utc_now
+from .contract import MAX_NOTE_BYTES, Folder, TaskPaths, is_drainer_id, load_json_object, utc_now
 from .liveness import beat_age
 
 __all__ = ["Claim", "read_claim", "release", "take_over_if_stale", "try_claim"]
@@ -58,17 +58,10 @@ def read_claim(paths: TaskPaths) -> Claim | None:
     """The claim on the task, or None when there is none. An unreadable or half-written claim
     has no known owner."""
     try:
-        with open(paths.claim, "rb") as handle:
-            age = time.time() - os.fstat(handle.fileno()).st_mtime
-            raw = handle.read()
+        age = time.time() - os.stat(paths.claim).st_mtime
     except FileNotFoundError:
         return None
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        return Claim(None, None, None, age)
+    data = load_json_object(paths.claim, MAX_NOTE_BYTES)
     pid = data.get("pid")
     return Claim(
         data["drainer"] if is_drainer_id(data.get("drainer")) else None,

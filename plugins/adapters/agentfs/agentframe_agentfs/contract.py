@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agentframe_core import (
+    FileReadError,
     Message,
     ToolCall,
     ToolSpec,
@@ -35,6 +36,7 @@ from agentframe_core import (
     atomic_write,
     decode_arguments,
     new_id,
+    read_text_file,
     textualize,
 )
 
@@ -42,6 +44,7 @@ from .errors import InvalidTaskIdError, MalformedAnswerError, MalformedTaskError
 
 __all__ = [
     "ENVELOPE_VERSION",
+    "MAX_ENVELOPE_BYTES",
     "Answer",
     "Folder",
     "Task",
@@ -53,8 +56,10 @@ __all__ = [
     "encode_answer",
     "is_drainer_id",
     "is_task_id",
+    "load_json_object",
     "parse_answer",
     "parse_task",
+    "read_envelope",
     "render_conversation",
     "set_aside",
     "step_of",
@@ -64,6 +69,11 @@ __all__ = [
 ]
 
 ENVELOPE_VERSION = 2
+#: The largest task or answer file read: a long conversation fits many times over; a larger
+#: file is malformed and never read into memory.
+MAX_ENVELOPE_BYTES = 64 * 2**20
+#: The largest claim or heartbeat file read (they hold a few short fields).
+MAX_NOTE_BYTES = 64 * 2**10
 
 _TASK_ID = re.compile(r"[0-9a-f]{64}")
 #: A drainer id names its heartbeat file: one plain file name, never a path.
@@ -255,9 +265,29 @@ def _encode_call(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
-def parse_task(raw: bytes, path: Path) -> Task:
+def read_envelope(path: Path, error: type[MalformedAnswerError] | type[MalformedTaskError]) -> str:
+    """The text of a task or answer file, bounded: a file that is not a regular file, is over
+    `MAX_ENVELOPE_BYTES` or is not UTF-8 is malformed (an `error` naming it)."""
+    try:
+        return read_text_file(path, MAX_ENVELOPE_BYTES, "file")
+    except FileReadError as err:
+        raise error(path, err.reason) from None
+
+
+def load_json_object(path: Path | str, limit: int) -> dict[str, Any]:
+    """The JSON object in `path`, or {} when there is none to read: missing, not a regular
+    file, over `limit` bytes, not UTF-8, not JSON or not an object (for listings and notes
+    that may be half written or hostile)."""
+    try:
+        data = json.loads(read_text_file(path, limit))
+    except (FileReadError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def parse_task(text: str, path: Path) -> Task:
     """Decode an envelope, checking the base fields and any optional ones present."""
-    data = _json_object(raw, path, MalformedTaskError)
+    data = _json_object(text, path, MalformedTaskError)
     expected = path.name.removesuffix(TASK_SUFFIX)
     if data.get("task_id") != expected:
         raise MalformedTaskError(path, f"task_id {data.get('task_id')!r} does not match the name")
@@ -403,12 +433,12 @@ def set_aside(paths: TaskPaths) -> Path | None:
     return kept
 
 
-def parse_answer(raw: bytes, task_id: str, path: Path) -> Answer:
+def parse_answer(text: str, task_id: str, path: Path) -> Answer:
     """Decode an answer file; raises MalformedAnswerError saying what is wrong with it.
 
     An `answer` given as a JSON object or list (a common slip) is taken as its JSON text.
     """
-    data = _json_object(raw, path, MalformedAnswerError)
+    data = _json_object(text, path, MalformedAnswerError)
     if data.get("task_id") != task_id:
         raise MalformedAnswerError(path, f"task_id {data.get('task_id')!r} is not {task_id}")
     if "answer" not in data:
@@ -451,12 +481,10 @@ def _usage(value: Any) -> Usage:
 
 
 def _json_object(
-    raw: bytes, path: Path, error: type[MalformedAnswerError] | type[MalformedTaskError]
+    text: str, path: Path, error: type[MalformedAnswerError] | type[MalformedTaskError]
 ) -> dict[str, Any]:
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as err:
-        raise error(path, f"not UTF-8 ({err.reason} at byte {err.start})") from err
+        data = json.loads(text)
     except json.JSONDecodeError as err:
         raise error(path, f"not JSON: {err.msg} at line {err.lineno} column {err.colno}") from err
     if not isinstance(data, dict):

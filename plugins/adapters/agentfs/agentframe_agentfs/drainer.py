@@ -44,6 +44,7 @@ from .contract import (
     is_drainer_id,
     is_task_id,
     parse_task,
+    read_envelope,
     write_answer,
 )
 from .errors import MalformedTaskError
@@ -318,7 +319,7 @@ class Drainer:
 
     async def _ask(self, paths: TaskPaths) -> Answer:
         try:
-            task = parse_task(paths.task.read_bytes(), paths.task)
+            task = parse_task(read_envelope(paths.task, MalformedTaskError), paths.task)
         except MalformedTaskError as err:
             log.error("%s", err)
             return Answer("", error=str(err))

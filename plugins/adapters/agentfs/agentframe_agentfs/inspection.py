@@ -6,6 +6,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from agentframe_core import AgentframeError
@@ -14,11 +15,13 @@ from . import claims
 from .contract import (
     ANSWER_SUFFIX,
     DONE_SUFFIX,
+    MAX_ENVELOPE_BYTES,
     TASK_SUFFIX,
     Folder,
     TaskPaths,
     atomic_write,
     is_task_id,
+    load_json_object,
     set_aside,
     utc_now,
 )
@@ -67,13 +70,8 @@ def _ids(folder: Folder) -> list[str]:
     )
 
 
-def _load(path: os.PathLike[str]) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+def _load(path: Path) -> dict[str, Any]:
+    return load_json_object(path, MAX_ENVELOPE_BYTES)
 
 
 def _info(paths: TaskPaths) -> TaskInfo:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .contract import Folder, atomic_write, utc_now
+from .contract import MAX_NOTE_BYTES, Folder, atomic_write, load_json_object, utc_now
 from .errors import DrainerLostError, NoDrainerError
 
 __all__ = ["Beat", "Heartbeat", "HeartbeatMode", "Liveness", "read_beats"]
@@ -50,13 +50,7 @@ def read_beats(folder: Folder, *, with_info: bool = False) -> list[Beat]:
             mtime = entry.stat().st_mtime
         except FileNotFoundError:
             continue
-        info: dict[str, Any] = {}
-        if with_info:
-            try:
-                loaded = json.loads(Path(entry.path).read_text())
-                info = loaded if isinstance(loaded, dict) else {}
-            except (OSError, ValueError):
-                pass
+        info = load_json_object(entry.path, MAX_NOTE_BYTES) if with_info else {}
         beats.append(Beat(entry.name.removesuffix(SUFFIX), Path(entry.path), now - mtime, info))
     return sorted(beats, key=lambda beat: beat.age)
 

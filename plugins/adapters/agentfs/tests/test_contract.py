@@ -134,13 +134,13 @@ def test_conversation_is_rendered_into_user_and_id_covers_it() -> None:
     ]
     # ... and a drainer gets the same messages back
     path = Path(f"/x/agent_inbox/{envelope['task_id']}.task.json")
-    task = parse_task(json.dumps(envelope).encode(), path)
+    task = parse_task(json.dumps(envelope), path)
     assert task.messages == messages and task.tools == [tool] and task.step == "agent"
 
 
 def test_a_base_envelope_gives_system_and_user() -> None:
     tid = reference_id("sys", "hello", "x")
-    raw = json.dumps({"task_id": tid, "system": "sys", "user": "hello"}).encode()
+    raw = json.dumps({"task_id": tid, "system": "sys", "user": "hello"})
     task = parse_task(raw, Path(f"/q/agent_inbox/{tid}.task.json"))
     assert task.conversation() == [Message("system", "sys"), Message("user", "hello")]
     assert task.timeout_seconds == 1800 and task.tools == []
@@ -149,12 +149,12 @@ def test_a_base_envelope_gives_system_and_user() -> None:
 @pytest.mark.parametrize(
     ("raw", "reason"),
     [
-        (b"{", "not JSON"),
-        (b"[]", "expected a JSON object"),
-        (b'{"task_id": "00", "system": "", "user": ""}', "does not match the name"),
+        ("{", "not JSON"),
+        ("[]", "expected a JSON object"),
+        ('{"task_id": "00", "system": "", "user": ""}', "does not match the name"),
     ],
 )
-def test_a_malformed_envelope_names_its_file(raw: bytes, reason: str) -> None:
+def test_a_malformed_envelope_names_its_file(raw: str, reason: str) -> None:
     path = Path(f"/q/agent_inbox/{'a' * 64}.task.json")
     with pytest.raises(MalformedTaskError, match=reason) as err:
         parse_task(raw, path)
@@ -173,8 +173,8 @@ TID = "b" * 64
 PATH = Path(f"/q/agent_outbox/{TID}.answer.json")
 
 
-def answer_bytes(**fields: object) -> bytes:
-    return json.dumps({"task_id": TID, **fields}).encode()
+def answer_text(**fields: object) -> str:
+    return json.dumps({"task_id": TID, **fields})
 
 
 @pytest.mark.parametrize(
@@ -188,11 +188,11 @@ def answer_bytes(**fields: object) -> bytes:
     ],
 )
 def test_the_answer_text_is_read_as_written(text: str) -> None:
-    assert parse_answer(answer_bytes(answer=text), TID, PATH).text == text
+    assert parse_answer(answer_text(answer=text), TID, PATH).text == text
 
 
 def test_answer_extras_are_read() -> None:
-    raw = answer_bytes(
+    raw = answer_text(
         answer="",
         tool_calls=[{"id": "c1", "name": "add", "arguments": '{"a": 1}'}],
         usage={"prompt_tokens": 7, "completion_tokens": 3},
@@ -205,22 +205,21 @@ def test_answer_extras_are_read() -> None:
 
 
 def test_an_answer_given_as_an_object_is_taken_as_its_json() -> None:
-    answer = parse_answer(answer_bytes(answer={"a": 1}), TID, PATH)
+    answer = parse_answer(answer_text(answer={"a": 1}), TID, PATH)
     assert json.loads(answer.text) == {"a": 1}
 
 
 @pytest.mark.parametrize(
     ("raw", "reason"),
     [
-        (b'{"task_id": "' + TID.encode() + b'", "answer": "bro', "not JSON"),
-        (b"\xff\xfe", "not UTF-8"),
-        (json.dumps({"task_id": "c" * 64, "answer": "x"}).encode(), "is not " + TID),
-        (json.dumps({"task_id": TID}).encode(), "no `answer`"),
-        (json.dumps({"task_id": TID, "answer": 3}).encode(), "must be a string"),
-        (json.dumps({"task_id": TID, "answer": "", "tool_calls": [{}]}).encode(), "tool_calls"),
+        ('{"task_id": "' + TID + '", "answer": "bro', "not JSON"),
+        (json.dumps({"task_id": "c" * 64, "answer": "x"}), "is not " + TID),
+        (json.dumps({"task_id": TID}), "no `answer`"),
+        (json.dumps({"task_id": TID, "answer": 3}), "must be a string"),
+        (json.dumps({"task_id": TID, "answer": "", "tool_calls": [{}]}), "tool_calls"),
     ],
 )
-def test_a_malformed_answer_names_its_file(raw: bytes, reason: str) -> None:
+def test_a_malformed_answer_names_its_file(raw: str, reason: str) -> None:
     with pytest.raises(MalformedAnswerError, match=reason) as err:
         parse_answer(raw, TID, PATH)
     assert str(PATH) in str(err.value)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 from agentframe_agentfs import Folder
-from agentframe_agentfs.contract import TaskPaths, build_task
+from agentframe_agentfs.contract import MAX_ENVELOPE_BYTES, TaskPaths, build_task
 from agentframe_agentfs.drainer import Drainer, DrainerSettings
 
 from agentframe_core import Capabilities, Completion, CompletionRequest, Message
@@ -58,15 +59,42 @@ def folder(tmp_path: Path) -> Folder:
     return folder
 
 
+def _directory(path: Path) -> None:
+    path.mkdir()
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)  # reading it would wait for a writer for ever
+
+
+def _huge(path: Path) -> None:
+    with path.open("wb") as handle:  # sparse: nothing on disk, but read whole it would be
+        handle.truncate(MAX_ENVELOPE_BYTES + 1)
+
+
+def _not_utf8(path: Path) -> None:
+    path.write_bytes(b'{"task_id": "\xff\xfe"}')
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (_directory, "not a regular file (a directory)"),
+        (_fifo, "not a regular file (a FIFO)"),
+        (_huge, "too large"),
+        (_not_utf8, "not UTF-8"),
+    ],
+)
 async def test_an_unreadable_task_gets_an_error_answer_and_the_worker_goes_on(
-    folder: Folder, caplog: pytest.LogCaptureFixture
+    folder: Folder, caplog: pytest.LogCaptureFixture, make: Callable[[Path], None], reason: str
 ) -> None:
     broken = folder.paths("a" * 64)
-    broken.task.mkdir()  # reading it raises IsADirectoryError (root reads through chmod 000)
+    make(broken.task)
     async with running(folder, ScriptedAdapter(["fine"], cycle=True)):
         await until(broken.done.exists, "an error answer to the unreadable task")
         answer = json.loads(broken.answer.read_text())
-        assert answer["answer"] == "" and "IsADirectoryError" in answer["error"]
+        assert answer["answer"] == "" and reason in answer["error"], answer
+        assert str(broken.task) in answer["error"]
         assert not broken.claim.exists()
         good = submit(folder, "still there?")  # the only worker is free again
         await until(good.done.exists, "an answer to the next task")

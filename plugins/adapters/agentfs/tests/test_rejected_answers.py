@@ -4,11 +4,12 @@ none is lost to the next one."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
 from agentframe_agentfs import AgentFSAdapter, AgentFSOptions, Folder
-from agentframe_agentfs.contract import Answer, atomic_write, write_answer
+from agentframe_agentfs.contract import MAX_ENVELOPE_BYTES, Answer, atomic_write, write_answer
 from agentframe_agentfs.errors import MalformedAnswerError
 from agentframe_agentfs.inspection import retry
 
@@ -51,3 +52,36 @@ async def test_every_malformed_answer_to_one_request_is_kept(tmp_path: Path) -> 
         await fs.complete(request)
     await bad
     assert kept(fs.folder, paths.id) == ["not json 0", "not json 1", "not json 2"]
+
+
+async def test_hostile_answer_files_are_refused_unread_and_kept(tmp_path: Path) -> None:
+    """A FIFO (reading would wait for ever), a sparse file over the cap (reading would take
+    64 MiB), bytes that are not UTF-8: each is malformed at once, and set aside."""
+    fs = AgentFSAdapter(AgentFSOptions(dir=tmp_path, timeout_seconds=10, heartbeat="off"))
+    request = CompletionRequest([Message("user", "hi")], metadata={"context_label": "t"})
+    paths = fs.folder.paths(fs.envelope(request)["task_id"])
+
+    def fifo() -> None:
+        os.mkfifo(paths.answer)
+
+    def huge() -> None:
+        with paths.answer.open("wb") as handle:
+            handle.truncate(MAX_ENVELOPE_BYTES + 1)
+
+    def not_utf8() -> None:
+        paths.answer.write_bytes(b'{"task_id": "\xff"}')
+
+    async def answer_badly() -> None:
+        for make in (fifo, huge, not_utf8):
+            while paths.done.exists() or not paths.task.exists():
+                await asyncio.sleep(0.005)
+            make()
+            atomic_write(paths.done, b"")
+
+    bad = asyncio.create_task(answer_badly())
+    async with asyncio.timeout(30):
+        with pytest.raises(MalformedAnswerError, match="not UTF-8") as err:
+            await fs.complete(request)
+    await bad
+    assert str(paths.answer) in str(err.value)
+    assert [paths.rejected(n).exists() for n in (1, 2, 3)] == [True, True, True]
