@@ -65,7 +65,7 @@ if TYPE_CHECKING:
         session_title,
     )
     from .plugins import PluginHost, cache_dir, data_dir
-    from .processes import pid_alive
+    from .processes import pid_alive, start_watchdog
     from .prompt import assemble_system_prompt
     from .protocols import (
         AgentLoader,
@@ -185,6 +185,7 @@ _LAZY = {
     "redact_url": ".redact",
     "decode_arguments": ".arguments",
     "pid_alive": ".processes",
+    "start_watchdog": ".processes",
     "Frontmatter": ".agents.frontmatter",
     "read_frontmatter": ".agents.frontmatter",
     "FolderLoader": ".agents.loader",
@@ -306,6 +307,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "redact_url",
     "decode_arguments",
     "pid_alive",
+    "start_watchdog",
     "Frontmatter",
     "read_frontmatter",
     "FolderLoader",

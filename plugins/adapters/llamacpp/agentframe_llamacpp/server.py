@@ -1,7 +1,7 @@
 """One `llama-server` process: spawned in its own process group with its log in a file,
 waited on until `/health` answers, stopped with its whole group, and described by a small
 state file so other agentframe processes (and `agentframe llama`) can find it. A server this
-process owns has a watchdog (see `watchdog`) that stops it if this process dies."""
+process owns has a watchdog (the kernel's `start_watchdog`) that stops it if this process dies."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections import deque
 from dataclasses import asdict, dataclass
@@ -21,9 +20,8 @@ from typing import IO
 
 import httpx
 
-from agentframe_core import atomic_write, pid_alive
+from agentframe_core import atomic_write, pid_alive, start_watchdog
 
-from . import watchdog
 from .crash import describe_exit
 from .errors import ServerStartError
 
@@ -179,17 +177,9 @@ def spawn(
 
 def _watch(process: subprocess.Popen[bytes], log_file: IO[bytes]) -> subprocess.Popen[bytes] | None:
     """Start the watchdog of `process`, in its process group (so in this session: hence
-    `process_group=0`, not a new session, for owned servers). Its stdin is a pipe whose write
-    end stays here, not inherited by other children (close-on-exec); a child forked without
-    exec would hold it too, and delay the watchdog until that child exits."""
+    `process_group=0`, not a new session, for owned servers)."""
     try:
-        return subprocess.Popen(
-            [sys.executable, "-I", "-S", watchdog.__file__, str(process.pid), str(STOP_GRACE)],
-            stdin=subprocess.PIPE,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            process_group=process.pid,
-        )
+        return start_watchdog(process.pid, STOP_GRACE, log_file)
     except OSError:
         if process.poll() is not None:
             return None  # the server died at once (no group to join): wait_healthy says why
