@@ -3,7 +3,9 @@
 The SDK's `stdio_client` gives a server 2 s after stdin closes, then 2 s after SIGTERM: up to
 6 s per server, too long for a stack that must close in 2 s. Here every wait is bounded by one
 `grace` budget, the whole group is killed (children too), and stderr lines go to the
-`agentframe.mcp.<server>` logger instead of the terminal.
+`agentframe.mcp.<server>` logger instead of the terminal. A server that ignores end of file
+on stdin would outlive an agentframe killed with SIGKILL: the kernel's watchdog, in the
+server's process group, stops the group then.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import contextlib
 import logging
 import os
 import signal
+import subprocess
 from collections import deque
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,6 +24,8 @@ import anyio
 import mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
+
+from agentframe_core import pid_alive, start_watchdog
 
 __all__ = ["StdioProcess", "open_stdio"]
 
@@ -33,9 +38,15 @@ MAX_LOG_LINE = 4096
 class StdioProcess:
     """The running server process, for the connection to watch and to stop."""
 
-    def __init__(self, process: asyncio.subprocess.Process, name: str) -> None:
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        name: str,
+        watchdog: subprocess.Popen[bytes] | None = None,
+    ) -> None:
         self.process = process
         self.name = name
+        self.watchdog = watchdog
         #: Set when its stdout closed or it exited: the connection is over.
         self.gone = asyncio.Event()
         #: Its last stderr lines, for error messages (`agentframe doctor`).
@@ -58,11 +69,24 @@ class StdioProcess:
             left = deadline - loop.time()
             wait = left * share if sig is not signal.SIGKILL else left
             if await self.wait_exit(max(wait, 0.0)):
-                self._signal_group(signal.SIGKILL)  # children that outlived their parent
+                self._signal_group(signal.SIGKILL)  # children (and the watchdog) outliving it
+                await self._reap_watchdog()
                 return
         logging.getLogger(f"agentframe.mcp.{self.name}").warning(
             "server process %d did not exit after SIGKILL; abandoning it", process.pid
         )
+
+    async def _reap_watchdog(self) -> None:
+        """The group's SIGKILL ended the watchdog too: collect its exit status."""
+        watchdog = self.watchdog
+        if watchdog is None:
+            return
+        if watchdog.stdin is not None:
+            watchdog.stdin.close()
+        for _ in range(100):
+            if watchdog.poll() is not None:
+                return
+            await asyncio.sleep(0.01)
 
     def kill_group(self) -> None:
         self._signal_group(signal.SIGKILL)
@@ -94,9 +118,20 @@ async def _spawn(
         stderr=asyncio.subprocess.PIPE,
         env=env,
         cwd=cwd,
-        start_new_session=True,  # its own process group: one signal reaches its children
-        limit=MAX_LINE,
+        process_group=0,  # its own group (one signal reaches its children), in our session
+        limit=MAX_LINE,  # so that the watchdog can join the group
     )
+
+
+def _watch(process: asyncio.subprocess.Process, grace: float) -> subprocess.Popen[bytes] | None:
+    try:
+        return start_watchdog(process.pid, grace)
+    except OSError:
+        if process.returncode is not None or not pid_alive(process.pid):
+            return None  # it died at once: there is no group to join, nothing to guard
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        raise
 
 
 async def _read_stdout(
@@ -187,7 +222,7 @@ async def open_stdio(
     process. On exit the process group is stopped within `grace` seconds."""
     log = logging.getLogger(f"agentframe.mcp.{name}")
     process = await _spawn(command, args, env, cwd)
-    handle = StdioProcess(process, name)
+    handle = StdioProcess(process, name, _watch(process, grace))
     assert process.stdout and process.stdin and process.stderr
     in_send, in_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](16)

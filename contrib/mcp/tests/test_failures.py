@@ -6,37 +6,34 @@ import asyncio
 import logging
 import os
 import re
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from agentframe_mcp import McpToolset
 from agentframe_mcp.connection import State
 
-from agentframe_core import MemoryStore, RunContext, Stack, ToolCall, VerbatimBuilder
+from agentframe_core import (
+    MemoryStore,
+    RunContext,
+    Stack,
+    ToolCall,
+    VerbatimBuilder,
+    pid_alive,
+)
 from agentframe_core.testing import ScriptedAdapter
 
 Make = Callable[..., McpToolset]
 Hostile = Callable[[str], dict[str, Any]]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is dead for our purpose
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False
+HOSTILE = str(Path(__file__).parent / "servers" / "hostile.py")
 
 
 async def wait_dead(pid: int, seconds: float = 2.0) -> bool:
     end = time.monotonic() + seconds
-    while alive(pid):
+    while pid_alive(pid):
         if time.monotonic() > end:
             return False
         await asyncio.sleep(0.02)
@@ -175,3 +172,41 @@ async def test_a_server_that_cannot_start_is_retried_with_backoff_then_given_up(
     results = [await connection.call("x", {}) for _ in range(3)]
     assert all(r.is_error for r in results)
     assert "gave up after 3 failures" in results[-1].content, results[-1].content
+
+
+OWNER = """
+import asyncio, sys
+from agentframe_mcp import McpOptions, McpToolset
+from agentframe_core import MemoryStore, RunContext, Stack, VerbatimBuilder
+from agentframe_core.testing import ScriptedAdapter
+
+async def main() -> None:
+    server = {"command": sys.executable, "args": [sys.argv[1], "stubborn"]}
+    toolset = McpToolset(McpOptions(project=False, servers={"stubborn": server}))
+    stack = Stack(ScriptedAdapter(), MemoryStore(), VerbatimBuilder(), tools=[toolset])
+    await toolset.tools(RunContext("s", stack))
+    process = toolset.connections["stubborn"].process
+    while not any(t.startswith("pids") for t in process.stderr_tail):
+        await asyncio.sleep(0.02)
+    print(next(t for t in process.stderr_tail if t.startswith("pids")), flush=True)
+    await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_stubborn_server_dies_with_an_agentframe_killed_by_sigkill() -> None:
+    """The server ignores end of file on stdin and SIGTERM, and has a child: with its owner
+    SIGKILLed (no cleanup runs), the watchdog in its group still stops them all."""
+    owner = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", OWNER, HOSTILE, stdout=asyncio.subprocess.PIPE
+    )
+    try:
+        assert owner.stdout is not None
+        line = await asyncio.wait_for(owner.stdout.readline(), 60)
+        parent, child = map(int, re.findall(r"\d+", line.decode()))
+        assert pid_alive(parent) and pid_alive(child)
+    finally:
+        owner.kill()
+        await owner.wait()
+    assert await wait_dead(parent, 5.0) and await wait_dead(child, 5.0)
