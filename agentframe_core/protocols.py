@@ -307,6 +307,11 @@ class RunContext:
     #: Progress of work a part runs on the session's behalf (e.g. a sub-agent started, called
     #: a tool, finished): `on_event(kind, data)`, through `emit`.
     on_event: Callable[[str, dict[str, Any]], Any] | None = None
+    #: How the run puts built messages on the wire (tool names, tools as text, retrieved
+    #: context). A part that sends the conversation to the model itself (a summary, say)
+    #: applies it, so that its request begins as the run's own prompts do and the server's
+    #: prompt cache serves that prefix.
+    wire: Callable[[list[Message]], list[Message]] = field(default=list)
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Tell the run's `on_event` callback (whose failure never stops the run)."""

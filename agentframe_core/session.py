@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -121,8 +122,6 @@ class _Run:
     toolbox: Toolbox
     calling: ToolCalling
     system: str
-    #: Retrieved snippets, placed in front of the latest user message of every request.
-    retrieved: str
     max_turns: int
     result: RunResult
     repeats: RepeatGuard
@@ -234,12 +233,12 @@ class Session:
         calling = tool_calling(self.stack.adapter.capabilities, toolbox)
         system = calling.system_prompt(await self._system_prompt(toolbox))
         retrieved = await self._retrieved(ctx) if self.stack.retrievers else ""
+        ctx.wire = partial(_on_the_wire, calling, retrieved)
         return _Run(
             ctx=ctx,
             toolbox=toolbox,
             calling=calling,
             system=system,
-            retrieved=retrieved,
             max_turns=(agent.max_turns if agent else None) or limits.max_turns,
             result=RunResult(self.id, Outcome.COMPLETED, "", 0, claimed=claimed),
             repeats=RepeatGuard(limits.max_repeats),
@@ -287,8 +286,7 @@ class Session:
     async def _context(self, run: _Run) -> list[Message]:
         """The session as the model will read it: built, tool names on the wire, and
         flattened to text where tools are text."""
-        built = await self.stack.context.build(run.ctx, run.system)
-        return run.calling.wire_messages(place_retrieved(built, run.retrieved))
+        return run.ctx.wire(await self.stack.context.build(run.ctx, run.system))
 
     async def _call_model(self, run: _Run, messages: list[Message]) -> Completion:
         result, agent = run.result, self.agent
@@ -522,6 +520,12 @@ class Session:
 
 _USAGE_KEYS = {"prompt_tokens", "completion_tokens", "cached_tokens"}
 _EXPORTABLE: dict[type, bool] = {}
+
+
+def _on_the_wire(calling: ToolCalling, retrieved: str, built: list[Message]) -> list[Message]:
+    """Built messages as the run sends them: the retrieved snippets in front of the latest
+    user message, tool names on the wire, tools as text where they are text."""
+    return calling.wire_messages(place_retrieved(built, retrieved))
 
 
 def _exportable(store: Store) -> TypeGuard[ExportableStore]:
