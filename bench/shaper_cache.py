@@ -15,6 +15,7 @@
    interleaved in the same run. Goal: <= 1.3.
 
     python bench/shaper_cache.py [--turns 60] [--window 8192] [--scale 1.0] [--builds 200]
+                                 [--builders shaper,verbatim,sliding]
 """
 
 from __future__ import annotations
@@ -199,7 +200,13 @@ def report(results: dict[str, dict[str, Any]], turns: int) -> None:
         summaries = [c for c in calls if c.kind == "summary"]
         note = f"overflowed: {result['overflow']}" if result["overflow"] else ""
         if summaries:
-            note += f"{len(summaries)} summary calls, {sum(c.prompt_ms for c in summaries):.0f} ms"
+            summary_cached = sum(c.cached for c in summaries) / (
+                sum(c.prompt for c in summaries) or 1
+            )
+            note += (
+                f"{len(summaries)} summary calls ({summary_cached:.0%} cached), "
+                f"{sum(c.prompt_ms for c in summaries):.0f} ms"
+            )
         print(
             f"{name:<10}{result['done']:>4}/{turns:<3}{cached / prompt:>8.1%}"
             f"{ms:>9.0f} ({ms / base:.2f}x){sum(c.reshaped for c in calls):>6}  {note}"
@@ -274,10 +281,9 @@ async def verbatim_render(stack: Stack, sent: list[Entry]) -> tuple[float, list[
     return time.perf_counter() - began, messages
 
 
-async def main(turns: int, window: int, builds: int, scale: float) -> None:
+async def main(turns: int, window: int, builds: int, scale: float, names: list[str]) -> None:
     for budget in (220_000, 60_000):
         await render_cost(builds, budget)
-    names = ("shaper", "verbatim", "sliding")
     print(f"{turns} turns (sizes x{scale}), three fresh llama-servers side by side, ctx {window}")
     done = await asyncio.gather(*(converse(name, window, turns, scale) for name in names))
     report(dict(zip(names, done, strict=True)), turns)
@@ -289,5 +295,9 @@ if __name__ == "__main__":
     parser.add_argument("--window", type=int, default=8192, help="llama-server --ctx-size")
     parser.add_argument("--builds", type=int, default=200, help="render-cost samples")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies message sizes")
+    parser.add_argument(
+        "--builders", default="shaper,verbatim,sliding", help="which of them, comma-separated"
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.turns, args.window, args.builds, args.scale))
+    names = args.builders.split(",")
+    asyncio.run(main(args.turns, args.window, args.builds, args.scale, names))

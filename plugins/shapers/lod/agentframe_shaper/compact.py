@@ -1,5 +1,10 @@
 """Compaction: the oldest prefix of a session summarised by a model, written atomically.
 
+When the stack's own model summarises and the window allows, the summary request is the
+prompt the model last saw (plus what is new) followed by the instruction: its prefix is what
+the server has cached, so only the new part and the instruction are computed. Otherwise the
+prefix goes to the model as a transcript of its own.
+
 The summary replaces the prefix in the store (`Store.compact`: the marker and the subsumed
 rows in one step); the subsumed entries are hidden, not deleted, so `load_message` can still
 read them where the store keeps history.
@@ -22,7 +27,7 @@ from agentframe_core import (
 
 from .tokens import TokenEstimator
 
-__all__ = ["Summariser"]
+__all__ = ["Seen", "Summariser"]
 
 log = logging.getLogger("agentframe.shaper")
 
@@ -32,8 +37,29 @@ INSTRUCTIONS = (
     "Keep names, numbers and identifiers exactly. Write only the summary."
 )
 
+#: What the instruction at the end of a conversation may cost, in tokens (a bound).
+FOLLOW_UP_TOKENS = 96
+
 #: The most characters any one entry contributes to the text given to the summariser.
 ENTRY_CHARS = 1500
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """The prompt as the model last saw it, with what is new since: `tail` of its messages
+    (the last ones) stay verbatim after the compaction."""
+
+    messages: list[Message]
+    tail: int
+
+    def follow_up(self) -> Message:
+        but = f", except its last {self.tail} messages," if self.tail else ""
+        return Message(
+            "user",
+            f"Summarise our conversation so far{but} in a few short sentences: my goals, "
+            "the facts and results found, decisions made, and what is still open. Keep "
+            "names, numbers and identifiers exactly. Write only the summary.",
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,12 +70,21 @@ class Summariser:
     inline_chars: int
 
     async def compact(
-        self, ctx: RunContext, prefix: list[Entry], follower: Entry | None, input_tokens: int
+        self,
+        ctx: RunContext,
+        prefix: list[Entry],
+        follower: Entry | None,
+        input_tokens: int,
+        seen: Seen | None = None,
     ) -> str:
         """Replace `prefix` (which `follower` comes right after) by one summary marker;
-        return the summary."""
-        transcript = await self._transcript(prefix, input_tokens)
-        summary = await self._summarise(ctx, transcript, prefix)
+        return the summary. With `seen`, the request continues that conversation."""
+        if seen is not None:
+            messages = [*ctx.wire(seen.messages), seen.follow_up()]
+        else:
+            transcript = await self._transcript(prefix, input_tokens)
+            messages = [Message("system", INSTRUCTIONS), Message("user", transcript)]
+        summary = await self._summarise(ctx, messages, prefix)
         marker = Entry(
             kind=EntryKind.COMPACTION,
             content=summary,
@@ -72,12 +107,10 @@ class Summariser:
             text = head_tail(text, max(int(len(text) * input_tokens / tokens * 0.9), 200))
         return text
 
-    async def _summarise(self, ctx: RunContext, transcript: str, prefix: list[Entry]) -> str:
-        request = CompletionRequest(
-            [Message("system", INSTRUCTIONS), Message("user", transcript)],
-            model=self.model,
-            max_tokens=self.max_tokens,
-        )
+    async def _summarise(
+        self, ctx: RunContext, messages: list[Message], prefix: list[Entry]
+    ) -> str:
+        request = CompletionRequest(messages, model=self.model, max_tokens=self.max_tokens)
         limit = self.max_tokens * 4
         try:
             completion = await ctx.stack.adapter.complete(request)

@@ -25,7 +25,7 @@ from agentframe_core import (
     head_tail,
 )
 
-from .compact import Summariser
+from .compact import FOLLOW_UP_TOKENS, Seen, Summariser
 from .lod import can_stub, shown_text, stub
 from .options import ShaperOptions
 from .plan import tail_start, waiting_calls
@@ -190,11 +190,12 @@ class Shaper:
         target = limit - 2 * headroom
         state.head = None
         before = layout.total
+        seen = self._seen(ctx, layout, system, limit)  # before stubs change what it shows
         await self._stub(ctx, layout, state, target)
         layout = await self._layout(ctx, layout.entries, state, system)
         if layout.total <= target:
             return layout
-        compacted = await self._compact(ctx, layout, limit)
+        compacted = await self._compact(ctx, layout, limit, seen)
         if compacted is None:
             return layout
         summary, subsumed = compacted
@@ -226,8 +227,25 @@ class Shaper:
             else:
                 total -= layout.costs[i] - cost
 
+    def _seen(self, ctx: RunContext, layout: _Layout, system: str, limit: int) -> Seen | None:
+        """The prompt the model last saw, plus what is new, for a summary request that the
+        server's cache serves; None where another model summarises or it would not fit
+        the window with the instruction and the summary."""
+        options = self.options
+        if options.summary_model is not None:
+            return None
+        spare = options.reserve if options.budget_tokens is None else 0
+        if layout.total + FOLLOW_UP_TOKENS + options.summary_max_tokens > limit + spare:
+            return None
+        inline = ctx.stack.limits.inline_result_chars
+        head, tail = Renderer(inline), Renderer(inline)
+        head.feed(layout.shown[: layout.start])
+        tail.feed(layout.entries[layout.start :])
+        first = [Message("system", system)] if system else []
+        return Seen(first + head.view() + tail.view(), len(tail.view()))
+
     async def _compact(
-        self, ctx: RunContext, layout: _Layout, limit: int
+        self, ctx: RunContext, layout: _Layout, limit: int, seen: Seen | None
     ) -> tuple[str, int] | None:
         """Summarise everything before the pristine tail; return the summary and how many
         entries it replaced (None when there is nothing left to compact). A compaction
@@ -246,7 +264,7 @@ class Shaper:
         )
         follower = entries[start] if start < len(entries) else None
         inputs = max(limit - options.summary_max_tokens, 256)
-        summary = await summariser.compact(ctx, prefix, follower, inputs)
+        summary = await summariser.compact(ctx, prefix, follower, inputs, seen)
         return summary, len(prefix)
 
     # -- rendering ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from agentframe_core import (
     Capabilities,
     CompactionReport,
+    CompletionRequest,
     Entry,
     EntryKind,
     MemoryStore,
@@ -127,6 +128,33 @@ async def test_compactions_reach_the_turn_result_and_the_callback() -> None:
     kept = await stack.store.context("s")
     assert kept[0].kind is EntryKind.COMPACTION and kept[0].content == "Noted."
     assert all(prompt_tokens(r.messages) <= 900 for r in adapter.requests)
+
+
+async def _summary_after_a_turn(**options: object) -> tuple[CompletionRequest, CompletionRequest]:
+    """The first summary request of a growing session, and the turn's request before it."""
+    built = shaper(budget_tokens=2000, pristine_messages=2, summary_max_tokens=40, **options)
+    adapter = ScriptedAdapter(["Noted."], cycle=True)
+    session = Session(Stack(adapter=adapter, store=MemoryStore(), context=built), "s", system="sys")
+    for turn in range(30):
+        await session.run(f"fact {turn}: " + "f" * 600)
+        requests = adapter.requests
+        for index, request in enumerate(requests):
+            if request.max_tokens == 40:
+                return requests[index - 1], request
+    raise AssertionError("no compaction in 30 turns")
+
+
+async def test_a_summary_continues_the_prompt_the_server_has_cached() -> None:
+    turn, summary = await _summary_after_a_turn()
+    assert is_prefix(turn.messages, summary.messages)  # all of it from the cache
+    follow_up = summary.messages[-1]
+    assert follow_up.role == "user" and follow_up.content.startswith("Summarise our conversation")
+    assert "except its last 2 messages" in follow_up.content
+
+
+async def test_another_summary_model_gets_a_transcript_of_its_own() -> None:
+    _, summary = await _summary_after_a_turn(summary_model="small")
+    assert summary.model == "small" and summary.messages[0].content.startswith("You compress")
 
 
 async def test_the_budget_comes_from_the_options_else_the_adapter() -> None:
