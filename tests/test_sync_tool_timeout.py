@@ -22,6 +22,9 @@ def nap(seconds: float, mark: str) -> str:
 
 
 ISOLATE = ", isolate: true"
+#: The tool sleeps this long: a process that waited for it cannot end sooner, however slow the
+#: machine (start-up included), so returning sooner proves it did not wait.
+NAP = 10
 
 
 def _run(tmp_path: Path, isolate: bool, script: str | None = None) -> tuple[float, dict, Path]:
@@ -29,7 +32,7 @@ def _run(tmp_path: Path, isolate: bool, script: str | None = None) -> tuple[floa
     mark = tmp_path / "mark"
     (tmp_path / "agentframe.yaml").write_text(
         "adapter:\n  use: scripted\n  replies:\n"
-        f"    - tool_calls: [{{name: nap, arguments: {{seconds: 10, mark: {mark}}}}}]\n"
+        f"    - tool_calls: [{{name: nap, arguments: {{seconds: {NAP}, mark: {mark}}}}}]\n"
         "    - done\n"
         f"store: {{use: jsonl, dir: {tmp_path}/s}}\n"
         f"tools: [{{use: functions, import: ['napper:nap']{ISOLATE if isolate else ''}}}]\n"
@@ -54,7 +57,7 @@ def test_a_timed_out_sync_tool_does_not_hold_the_process(tmp_path: Path) -> None
     elapsed, result, _ = _run(tmp_path, isolate=False)
     assert result["reply"] == "done"
     assert "timed out after 1 s" in result["tool_calls"][0]["result"]
-    assert elapsed < 6, f"the process waited {elapsed:.1f} s for the 10 s tool"
+    assert elapsed < NAP, f"the process waited {elapsed:.1f} s for the {NAP} s tool"
 
 
 def test_the_facade_returns_when_a_sync_tool_times_out(tmp_path: Path) -> None:
@@ -64,14 +67,14 @@ def test_the_facade_returns_when_a_sync_tool_times_out(tmp_path: Path) -> None:
         'print(json.dumps({"reply": r.reply}))\n'
     )
     elapsed, result, _ = _run(tmp_path, isolate=False, script=script)
-    assert result["reply"] == "done" and elapsed < 6, elapsed
+    assert result["reply"] == "done" and elapsed < NAP, elapsed
 
 
 def test_an_isolated_sync_tool_is_killed_at_its_timeout(tmp_path: Path) -> None:
     elapsed, result, mark = _run(tmp_path, isolate=True)
     assert "timed out after 1 s" in result["tool_calls"][0]["result"]
-    assert elapsed < 6, elapsed
-    time.sleep(11 - elapsed)  # past the moment the nap would have ended
+    assert elapsed < NAP, elapsed
+    time.sleep(NAP + 1 - elapsed)  # past the moment the nap would have ended
     assert not mark.exists(), "the isolated tool ran on after its timeout"
 
 
