@@ -221,6 +221,20 @@ def check_json(completion: Completion, schema: dict[str, Any]) -> None:
     assert completion.tool_calls == ()
 
 
+#: Short texts of any characters a request can carry (no lone surrogates).
+ANY_TEXT = st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=80)
+#: One adapter per test serves every example, and each subclass runs the same method.
+ANY_TEXT_SETTINGS = settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.differing_executors,
+    ],
+)
+
+
 class AdapterConformance:
     """Subclass and provide the `adapter` fixture; see the module docstring."""
 
@@ -287,17 +301,8 @@ class AdapterConformance:
             check_completion(completion, request)
 
     @plays("any_text")
-    @settings(
-        max_examples=8,
-        deadline=None,
-        # One adapter per test serves every example, and each subclass runs this same method.
-        suppress_health_check=[
-            HealthCheck.function_scoped_fixture,
-            HealthCheck.too_slow,
-            HealthCheck.differing_executors,
-        ],
-    )
-    @given(text=st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=80))
+    @ANY_TEXT_SETTINGS
+    @given(text=ANY_TEXT)
     async def test_any_text_keeps_the_call_working(
         self, adapter: LLMAdapter, conformance_scenario: Scenario, text: str
     ) -> None:
@@ -306,16 +311,8 @@ class AdapterConformance:
         check_completion(await adapter.complete(request), request)
 
     @plays("any_text")
-    @settings(
-        max_examples=8,
-        deadline=None,
-        suppress_health_check=[
-            HealthCheck.function_scoped_fixture,
-            HealthCheck.too_slow,
-            HealthCheck.differing_executors,
-        ],
-    )
-    @given(text=st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=80))
+    @ANY_TEXT_SETTINGS
+    @given(text=ANY_TEXT)
     async def test_any_text_arrives_intact(
         self, adapter: LLMAdapter, conformance_scenario: Scenario, text: str
     ) -> None:
