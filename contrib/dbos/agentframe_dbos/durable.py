@@ -4,10 +4,10 @@ When a worker dies, DBOS runs the workflow again on a live worker (one launched 
 executor id), and every step that had completed returns its recorded output instead of running
 again: a completed tool call is never executed twice (one cut short is run again).
 
-Replaying the loop must not write the session twice, so the loop runs on a private
-`MemoryStore` seeded from the session's history (itself a recorded step), and the entries the
-run made reach the session's store in a last step, with ids derived from the workflow id: a
-commit cut short and run again skips what it had already written.
+Replaying the loop must not write the session twice, so the loop runs on a private store
+seeded from the session's history (itself a recorded step), and what the run did reaches the
+session's store in a last step (`commit`): a commit cut short and run again skips what it had
+already written.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from dbos import DBOS
 from agentframe_core import (
     Capabilities,
     Completion,
-    MemoryStore,
     PluginHost,
     Session,
     StoredEntry,
@@ -31,6 +30,7 @@ from agentframe_core import (
     load_config,
 )
 
+from .commit import Scratch, commit
 from .names import WAITING_EVENT, WORKFLOW_NAME, result_topic
 
 __all__ = ["PENDING_WAIT_SECONDS", "DurableAdapter", "DurableDispatcher", "agentframe_run"]
@@ -95,22 +95,6 @@ async def _history(store: Any, session_id: str) -> list[StoredEntry]:
     return [StoredEntry(entry) for entry in await store.context(session_id)]
 
 
-async def _commit(store: Any, session_id: str, records: list[StoredEntry], prefix: str) -> int:
-    """Append the run's entries with ids from the workflow id; skip those already there."""
-    written = 0
-    for n, record in enumerate(records):
-        entry = dataclasses.replace(record.entry, id=f"{prefix}-{n}")
-        try:
-            if record.pending:
-                await store.enqueue(session_id, entry)
-            else:
-                await store.append(session_id, entry)
-            written += 1
-        except ValueError:  # written by the attempt this one replaces
-            continue
-    return written
-
-
 @DBOS.workflow(name=WORKFLOW_NAME)
 async def agentframe_run(
     config_file: str | None, profile: str | None, session_id: str, prompt: str
@@ -122,9 +106,8 @@ async def agentframe_run(
     try:
         store = stack.store
         history = await DBOS.run_step_async({"name": "load_history"}, _history, store, session_id)
-        scratch = MemoryStore()
+        scratch = Scratch()
         await scratch.restore(session_id, history)
-        known = {record.entry.id for record in history}
         durable = dataclasses.replace(
             stack,
             adapter=DurableAdapter(stack.adapter),
@@ -132,9 +115,10 @@ async def agentframe_run(
             tools=[DurableDispatcher(tools) for tools in stack.tools],
         )
         result = await Session(durable, session_id).run(prompt)
-        made = [r for r in await scratch.history(session_id) if r.entry.id not in known]
         workflow_id = DBOS.workflow_id or "run"
-        await DBOS.run_step_async({"name": "commit"}, _commit, store, session_id, made, workflow_id)
+        await DBOS.run_step_async(
+            {"name": "commit"}, commit, store, session_id, history, scratch, workflow_id
+        )
         return {
             "session_id": session_id,
             "reply": result.reply,
