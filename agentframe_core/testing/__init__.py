@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .children import Child, start_together
 from .cli import run_cli
 from .scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExhaustedError
 
@@ -32,6 +33,8 @@ _KITS = {
 __all__ = [
     "ScriptExhaustedError",
     "run_cli",
+    "Child",
+    "start_together",
     "ScriptedAdapter",
     "ScriptedOptions",
     "ScriptedReply",
