@@ -17,6 +17,7 @@ from .scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExh
 #: The kits, and the scenario data an adapter's or loader's own tests reuse.
 _KITS = {
     "StoreConformance": ".conformance.store",
+    "StoreProcessConformance": ".conformance.store_processes",
     "AdapterConformance": ".conformance.adapter",
     "ContextBuilderConformance": ".conformance.context",
     "ToolDispatcherConformance": ".conformance.tools",

@@ -1,0 +1,349 @@
+"""`StoreProcessConformance`: a session Store shared by real processes, killed with SIGKILL.
+
+`StoreConformance` drives one store instance on one event loop; this kit proves what only
+separate processes can: the turn lease holds across processes, and nothing a process was told
+is stored is lost when processes die at any moment. Subclass it in your plugin's tests and
+provide one fixture, `store_config`: the store's block as it goes under `store:` in an
+agentframe config (optionally `store_env` too: environment variables the block needs, such as
+the one its `dsn_env` names). Every process builds the store from that block exactly as
+`agentframe run` does, through the plugin host, so the store must be installed as a plugin:
+
+    class TestMyStoreProcesses(StoreProcessConformance):
+        @pytest.fixture
+        def store_config(self, tmp_path):
+            return {"use": "mystore", "path": str(tmp_path / "sessions.db")}
+
+The tests:
+
+- eight `agentframe run --json -s S` processes on one session, each with a scripted model (a
+  tool call, then an answer naming the process) and the kit's `functions` tool: every run
+  exits 0, at least one took a turn of its own (not `coalesced`), the history is whole turns
+  (`check_turns_well_formed`), the next request holds no "[no result was recorded" stand-in
+  and no reply answers two runs;
+- eight churning children (`python -m agentframe_core.testing.storechurn`) on two sessions,
+  appending and compacting, killed at random moments and just as a compaction starts, round
+  after round. Then, when all are dead, through the Store protocol only:
+
+  * `context()` of each session is ordered by `created_at`;
+  * every acknowledged append and compaction is stored: its id is visible in `context()`, or
+    subsumed by a visible marker, or by a marker subsumed by one, and so on (each child says
+    what a compaction subsumes before it starts it);
+  * no compaction is half applied: no id a visible marker subsumes is visible (the marker
+    without its flags); with `ExportableStore`, every marker in `history()` has all of its
+    `meta["subsumes"]` stored and flagged subsumed, every subsumed entry is listed by a
+    stored marker (the flags without their marker), and `context()` is exactly the history's
+    claimed, unsubsumed entries in order;
+  * the kills hit real work: over 100 acknowledged appends, and at least one kill landed
+    inside a compaction (after `compacting`, before `compacted`).
+
+  `check_after_kills(store_config, acknowledged)` runs last: override it for what only your
+  store can check (an SQLite integrity check, raw rows).
+
+The store's `compact` contract ("a compaction is applied whole or not at all, and readers see
+all of it or none of it") is what the half-applied checks hold it to across kills.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from ...model import EntryKind
+from ...protocols import Closeable, ExportableStore, RunContext, Stack, Store
+from ...render import NO_RESULT
+from ...verbatim import VerbatimBuilder
+from ..children import Child
+from ..cli import cli_command, cli_env
+from ..scripted import ScriptedAdapter
+from ..storechurn import build_store
+from .lease import check_turns_well_formed
+
+__all__ = ["StoreProcessConformance"]
+
+SESSIONS = ("churn-a", "churn-b")
+#: The churning child's module.
+CHILD = "agentframe_core.testing.storechurn"
+
+
+@dataclass
+class Acknowledged:
+    """What the churning children said they had done, over all their lives."""
+
+    appended: set[str] = field(default_factory=set)
+    compacted: set[str] = field(default_factory=set)
+    #: Markers of compactions a child had started, and not finished, when it was killed.
+    in_flight: list[str] = field(default_factory=list)
+    #: What each compaction a child started subsumes, by marker id.
+    folds: dict[str, list[str]] = field(default_factory=dict)
+    kills: int = 0
+
+    def take(self, lines: list[str], started: str | None = None) -> str | None:
+        """Record the lines; the marker of the compaction they leave started, if any
+        (`started`: the one started before them)."""
+        for line in lines:
+            verb, _, rest = line.partition(" ")
+            entry_id, *folded = rest.split(" ")
+            if verb == "appended":
+                self.appended.add(entry_id)
+            elif verb == "compacting":
+                started, self.folds[entry_id] = entry_id, folded
+            elif verb == "compacted":
+                self.compacted.add(entry_id)
+                started = None
+        return started
+
+    def ids(self) -> set[str]:
+        return self.appended | self.compacted
+
+    def covered(self, visible: set[str]) -> set[str]:
+        """The visible ids, and every id a visible marker stands for, transitively."""
+        covered, todo = set(visible), list(visible)
+        while todo:
+            for entry_id in self.folds.get(todo.pop(), []):
+                if entry_id not in covered:
+                    covered.add(entry_id)
+                    todo.append(entry_id)
+        return covered
+
+
+class StoreProcessConformance:
+    """Subclass and provide `store_config` (the `store:` block, a fresh store per test);
+    override `store_env` for the environment the block needs."""
+
+    pytestmark: ClassVar[Any] = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+
+    #: Churning children, and the rounds of kills they go through.
+    children: ClassVar[int] = 8
+    rounds: ClassVar[int] = 6
+    #: A child compacts after every this many appends.
+    compact_every: ClassVar[int] = 25
+    #: Concurrent `agentframe run` processes on one session.
+    runs: ClassVar[int] = 8
+
+    @pytest.fixture
+    def store_config(self) -> Mapping[str, Any]:
+        raise NotImplementedError(
+            "subclass StoreProcessConformance and override the `store_config` fixture"
+        )
+
+    @pytest.fixture
+    def store_env(self) -> Mapping[str, str]:
+        return {}
+
+    def check_after_kills(self, store_config: Mapping[str, Any], acknowledged: set[str]) -> None:
+        """Checks only your store can make on what the killed children left (every id in
+        `acknowledged` was reported stored); the kit's own went through the Store protocol."""
+
+    # -- fixtures -----------------------------------------------------------------------------
+
+    @pytest.fixture
+    def config_file(self, tmp_path: Path, store_config: Mapping[str, Any]) -> Path:
+        """A config file holding only the store block (JSON is YAML)."""
+        file = tmp_path / "store.yaml"
+        file.write_text(json.dumps({"store": dict(store_config)}))
+        return file
+
+    @pytest.fixture
+    def child_env(self, tmp_path: Path, store_env: Mapping[str, str]) -> dict[str, str]:
+        return {**cli_env(tmp_path), "HOME": str(tmp_path), **store_env}
+
+    @pytest.fixture
+    async def built_store(
+        self, config_file: Path, store_env: Mapping[str, str], monkeypatch: pytest.MonkeyPatch
+    ) -> AsyncIterator[Any]:
+        """The test's own instance, built as the children build theirs."""
+        for name, value in store_env.items():
+            monkeypatch.setenv(name, value)
+        store = build_store(config_file)
+        await store.sessions()  # created (and migrated) before the children start
+        yield store
+        if isinstance(store, Closeable):
+            await store.aclose()
+
+    # -- eight `agentframe run` processes on one session ---------------------------------------
+
+    def _run_config(self, tmp_path: Path, store_config: Mapping[str, Any], n: int) -> Path:
+        replies = [
+            {"tool_calls": [{"name": "basename", "arguments": {"p": f"/runs/{n}"}}], "delay": 0.05},
+            {"content": f"answer of run {n}", "delay": 0.05},
+        ]
+        config = {
+            "adapter": {"use": "scripted", "replies": replies, "cycle": True},
+            "store": dict(store_config),
+            "tools": [{"use": "functions", "import": ["os.path:basename"]}],
+        }
+        file = tmp_path / f"run{n}.yaml"
+        file.write_text(json.dumps(config))
+        return file
+
+    async def test_concurrent_runs_on_one_session_leave_whole_turns(
+        self,
+        tmp_path: Path,
+        store_config: Mapping[str, Any],
+        child_env: dict[str, str],
+        built_store: Store,
+    ) -> None:
+        files = [self._run_config(tmp_path, store_config, n) for n in range(self.runs)]
+        commands = [
+            cli_command("--config", str(file), "run", "--json", "-s", "S", f"q {n}")
+            for n, file in enumerate(files)
+        ]
+        runs = [Child(command, env=child_env, cwd=tmp_path) for command in commands]
+        try:
+            outputs = [run.finish_ok(timeout=180) for run in runs]
+        finally:
+            for run in runs:
+                run.close()
+        results = [json.loads("\n".join(output)) for output in outputs]
+        assert any(not result.get("coalesced") for result in results), results
+        entries = await built_store.context("S")
+        check_turns_well_formed(entries, {f"q {n}": r["reply"] for n, r in enumerate(results)})
+        stack = Stack(ScriptedAdapter(), built_store, VerbatimBuilder())
+        messages = await stack.context.build(RunContext("S", stack, None), "system")
+        assert not any(NO_RESULT in message.content for message in messages)
+        replies = [m.content for m in messages if m.role == "assistant" and m.content]
+        assert all(reply.count("answer of run") <= 1 for reply in replies), replies
+
+    # -- churning children, killed again and again ---------------------------------------------
+
+    async def test_children_killed_again_and_again_lose_nothing(
+        self,
+        tmp_path: Path,
+        config_file: Path,
+        child_env: dict[str, str],
+        built_store: Store,
+        store_config: Mapping[str, Any],
+    ) -> None:
+        seed = int.from_bytes(os.urandom(4))
+        print(f"random seed {seed}")
+        churn = _Churn(self, config_file, child_env, tmp_path, random.Random(seed))
+        try:
+            for _ in range(self.rounds):
+                churn.one_round()
+        finally:
+            churn.kill_all()
+        acknowledged = churn.acknowledged
+        await _check_sessions(built_store, acknowledged)
+        print(
+            f"{acknowledged.kills} kills of {self.children} processes on {len(SESSIONS)} "
+            f"sessions: {len(acknowledged.appended)} acknowledged appends and "
+            f"{len(acknowledged.compacted)} compactions, all stored; "
+            f"{len(acknowledged.in_flight)} kills inside a compaction"
+        )
+        assert len(acknowledged.appended) > 100, "the children did too little to prove anything"
+        assert acknowledged.in_flight, "no kill landed inside a compaction"
+        self.check_after_kills(store_config, acknowledged.ids())
+
+
+class _Churn:
+    """The churning children of one test, and what they acknowledged."""
+
+    def __init__(
+        self,
+        kit: StoreProcessConformance,
+        config_file: Path,
+        env: dict[str, str],
+        cwd: Path,
+        rng: random.Random,
+    ) -> None:
+        self.kit, self.config_file, self.env, self.cwd, self.rng = kit, config_file, env, cwd, rng
+        self.alive: list[Child | None] = [None] * kit.children
+        #: The compaction each child has said it started and not yet finished.
+        self.started: list[str | None] = [None] * kit.children
+        self.acknowledged = Acknowledged()
+
+    def _start(self, n: int) -> Child:
+        session_id, every = SESSIONS[n % len(SESSIONS)], str(self.kit.compact_every)
+        command = [sys.executable, "-m", CHILD, str(self.config_file), session_id, every]
+        return Child(command, env=self.env, cwd=self.cwd)
+
+    def one_round(self) -> None:
+        """Start the dead children, let all work at once, then kill some: at once, or just
+        as their next compaction starts."""
+        started = [n for n, child in enumerate(self.alive) if child is None]
+        for n in started:
+            self.alive[n] = self._start(n)
+        for n in started:
+            child = self.alive[n]
+            assert child is not None
+            ready = child.line(timeout=120)
+            assert ready == "ready", f"child {n} did not start: {child.stderr()}"
+        time.sleep(self.rng.uniform(0.4, 1.2))
+        for n, child in enumerate(self.alive):
+            assert child is not None
+            self.started[n] = self.acknowledged.take(child.said(), self.started[n])
+            assert child.process.poll() is None, f"child {n} died: {child.stderr()}"
+            chance = self.rng.random()
+            if chance < 0.25:
+                self._kill(n, at_compaction=True)
+            elif chance < 0.6:
+                self._kill(n, at_compaction=False)
+
+    def _kill(self, n: int, *, at_compaction: bool) -> None:
+        child = self.alive[n]
+        assert child is not None
+        if at_compaction:
+            deadline = time.monotonic() + 60
+            while (line := child.line(max(deadline - time.monotonic(), 0.01))) is not None:
+                self.started[n] = self.acknowledged.take([line], self.started[n])
+                if line.startswith("compacting "):
+                    break
+            assert line is not None, f"child {n} died: {child.stderr()}"
+            time.sleep(self.rng.uniform(0.0, 0.003))
+        started = self.acknowledged.take(child.kill(), self.started[n])
+        if started is not None:
+            self.acknowledged.in_flight.append(started)
+        self.acknowledged.kills += 1
+        child.close()
+        self.alive[n], self.started[n] = None, None
+
+    def kill_all(self) -> None:
+        for n, child in enumerate(self.alive):
+            if child is not None:
+                self._kill(n, at_compaction=False)
+
+
+async def _check_sessions(store: Store, acknowledged: Acknowledged) -> None:
+    """The checks of the module docstring, through the Store protocol."""
+    found: set[str] = set()
+    for session_id in SESSIONS:
+        context = await store.context(session_id)
+        stamps = [entry.created_at for entry in context]
+        assert stamps == sorted(stamps), f"{session_id}: context is not ordered by created_at"
+        visible = {entry.id for entry in context}
+        found |= acknowledged.covered(visible)
+        for marker in (e for e in context if e.kind is EntryKind.COMPACTION):
+            shown = set(marker.meta["subsumes"]) & visible
+            assert not shown, f"compaction {marker.id} is half applied: {len(shown)} shown"
+        if isinstance(store, ExportableStore):
+            await _check_history(store, session_id, context)
+    lost = acknowledged.appended - found
+    assert not lost, f"{len(lost)} acknowledged appends are missing, e.g. {sorted(lost)[:3]}"
+    lost = acknowledged.compacted - found
+    assert not lost, f"{len(lost)} acknowledged compactions are missing, e.g. {sorted(lost)[:3]}"
+
+
+async def _check_history(store: ExportableStore, session_id: str, context: list[Any]) -> None:
+    records = await store.history(session_id)
+    stored = {record.entry.id for record in records}
+    subsumed = {record.entry.id for record in records if record.subsumed}
+    claimed: set[str] = set()
+    for record in records:
+        if record.entry.kind is EntryKind.COMPACTION:
+            folds = set(record.entry.meta["subsumes"])
+            assert folds <= stored, f"compaction {record.entry.id} folds entries never stored"
+            assert folds <= subsumed, f"compaction {record.entry.id} is half applied"
+            claimed |= folds
+    unclaimed = subsumed - claimed
+    assert not unclaimed, f"{len(unclaimed)} entries are flagged subsumed by no stored compaction"
+    shown = [r.entry for r in records if not (r.pending or r.subsumed)]
+    assert [e.id for e in shown] == [e.id for e in context], "context() disagrees with history()"
