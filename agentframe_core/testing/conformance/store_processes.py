@@ -126,6 +126,8 @@ class StoreProcessConformance:
     rounds: ClassVar[int] = 6
     #: A child compacts after every this many appends.
     compact_every: ClassVar[int] = 25
+    #: Lives of the child killed as a compaction starts.
+    lives: ClassVar[int] = 12
     #: Concurrent `agentframe run` processes on one session.
     runs: ClassVar[int] = 8
 
@@ -225,7 +227,8 @@ class StoreProcessConformance:
     ) -> None:
         seed = int.from_bytes(os.urandom(4))
         print(f"random seed {seed}")
-        churn = _Churn(self, config_file, child_env, tmp_path, random.Random(seed))
+        rng = random.Random(seed)
+        churn = _Churn(self, config_file, child_env, tmp_path, rng, self.children)
         try:
             for _ in range(self.rounds):
                 churn.one_round()
@@ -243,6 +246,33 @@ class StoreProcessConformance:
         assert acknowledged.in_flight, "no kill landed inside a compaction"
         self.check_after_kills(store_config, acknowledged.ids())
 
+    async def test_a_child_killed_as_a_compaction_starts_leaves_it_whole_or_absent(
+        self,
+        tmp_path: Path,
+        config_file: Path,
+        child_env: dict[str, str],
+        built_store: Store,
+        store_config: Mapping[str, Any],
+    ) -> None:
+        """One child at a time, so that the kill lands within a few ms of the compaction's
+        start (with eight, the scheduler blurs it); the checks after every life."""
+        seed = int.from_bytes(os.urandom(4))
+        print(f"random seed {seed}")
+        churn = _Churn(self, config_file, child_env, tmp_path, random.Random(seed), 1)
+        try:
+            for _ in range(self.lives):
+                churn.start_dead()
+                churn.kill(0, at_compaction=True)
+                await _check_sessions(built_store, churn.acknowledged)
+        finally:
+            churn.kill_all()
+        in_flight = churn.acknowledged.in_flight
+        stored = {e.id for e in await built_store.context(SESSIONS[0])}
+        committed = len(churn.acknowledged.covered(stored) & set(in_flight))
+        print(f"{len(in_flight)} of {self.lives} kills inside a compaction ({committed} committed)")
+        assert in_flight, "no kill landed inside a compaction"
+        self.check_after_kills(store_config, churn.acknowledged.ids())
+
 
 class _Churn:
     """The churning children of one test, and what they acknowledged."""
@@ -254,11 +284,12 @@ class _Churn:
         env: dict[str, str],
         cwd: Path,
         rng: random.Random,
+        count: int,
     ) -> None:
         self.kit, self.config_file, self.env, self.cwd, self.rng = kit, config_file, env, cwd, rng
-        self.alive: list[Child | None] = [None] * kit.children
+        self.alive: list[Child | None] = [None] * count
         #: The compaction each child has said it started and not yet finished.
-        self.started: list[str | None] = [None] * kit.children
+        self.started: list[str | None] = [None] * count
         self.acknowledged = Acknowledged()
 
     def _start(self, n: int) -> Child:
@@ -266,17 +297,24 @@ class _Churn:
         command = [sys.executable, "-m", CHILD, str(self.config_file), session_id, every]
         return Child(command, env=self.env, cwd=self.cwd)
 
-    def one_round(self) -> None:
-        """Start the dead children, let all work at once, then kill some: at once, or just
-        as their next compaction starts."""
+    def start_dead(self) -> None:
+        """Start every dead child, and wait until all are ready."""
         started = [n for n, child in enumerate(self.alive) if child is None]
         for n in started:
             self.alive[n] = self._start(n)
         for n in started:
             child = self.alive[n]
             assert child is not None
-            ready = child.line(timeout=120)
-            assert ready == "ready", f"child {n} did not start: {child.stderr()}"
+            try:
+                ready = child.line(timeout=120)
+            except TimeoutError:
+                ready = "nothing in 120 s"
+            assert ready == "ready", f"child {n} did not start ({ready}): {child.stderr()}"
+
+    def one_round(self) -> None:
+        """Start the dead children, let all work at once, then kill some: at once, or just
+        as their next compaction starts."""
+        self.start_dead()
         time.sleep(self.rng.uniform(0.4, 1.2))
         for n, child in enumerate(self.alive):
             assert child is not None
@@ -284,11 +322,12 @@ class _Churn:
             assert child.process.poll() is None, f"child {n} died: {child.stderr()}"
             chance = self.rng.random()
             if chance < 0.25:
-                self._kill(n, at_compaction=True)
+                self.kill(n, at_compaction=True)
             elif chance < 0.6:
-                self._kill(n, at_compaction=False)
+                self.kill(n, at_compaction=False)
 
-    def _kill(self, n: int, *, at_compaction: bool) -> None:
+    def kill(self, n: int, *, at_compaction: bool) -> None:
+        """SIGKILL child `n`: at once, or 0 to 4 ms after it says a compaction starts."""
         child = self.alive[n]
         assert child is not None
         if at_compaction:
@@ -298,7 +337,7 @@ class _Churn:
                 if line.startswith("compacting "):
                     break
             assert line is not None, f"child {n} died: {child.stderr()}"
-            time.sleep(self.rng.uniform(0.0, 0.003))
+            time.sleep(self.rng.uniform(0.0, 0.004))
         started = self.acknowledged.take(child.kill(), self.started[n])
         if started is not None:
             self.acknowledged.in_flight.append(started)
@@ -309,7 +348,7 @@ class _Churn:
     def kill_all(self) -> None:
         for n, child in enumerate(self.alive):
             if child is not None:
-                self._kill(n, at_compaction=False)
+                self.kill(n, at_compaction=False)
 
 
 async def _check_sessions(store: Store, acknowledged: Acknowledged) -> None:
