@@ -21,26 +21,29 @@ The tests:
   (`check_turns_well_formed`), the next request holds no "[no result was recorded" stand-in
   and no reply answers two runs;
 - eight churning children (`python -m agentframe_core.testing.storechurn`) on two sessions,
-  appending and compacting, killed at random moments and just as a compaction starts, round
-  after round. Then, when all are dead, through the Store protocol only:
+  appending and compacting, killed at random moments and 0 to 4 ms after a compaction
+  starts, round after round; then, when all are dead, the checks below;
+- one churning child at a time, killed 0 to 4 ms after a compaction starts, twelve lives,
+  with the checks after every life (with eight children the scheduler blurs the moment of
+  the kill: a compaction split into two transactions passes the eight and fails this one).
 
-  * `context()` of each session is ordered by `created_at`;
-  * every acknowledged append and compaction is stored: its id is visible in `context()`, or
-    subsumed by a visible marker, or by a marker subsumed by one, and so on (each child says
-    what a compaction subsumes before it starts it);
-  * no compaction is half applied: no id a visible marker subsumes is visible (the marker
-    without its flags); with `ExportableStore`, every marker in `history()` has all of its
-    `meta["subsumes"]` stored and flagged subsumed, every subsumed entry is listed by a
-    stored marker (the flags without their marker), and `context()` is exactly the history's
-    claimed, unsubsumed entries in order;
-  * the kills hit real work: over 100 acknowledged appends, and at least one kill landed
-    inside a compaction (after `compacting`, before `compacted`).
+The checks, through the Store protocol only. `compact` promises that the marker is written and
+the entries flagged atomically, and that readers see all of it or none of it, so after any kill:
 
-  `check_after_kills(store_config, acknowledged)` runs last: override it for what only your
-  store can check (an SQLite integrity check, raw rows).
+- `context()` of each session is ordered by `created_at`;
+- every acknowledged append and compaction is stored: its id is visible in `context()`, or
+  subsumed by a visible marker, or by a marker subsumed by one, and so on (each child says what
+  a compaction subsumes before it starts it); an entry hidden by flags whose marker was lost
+  fails here;
+- no compaction is half applied: no id a visible marker subsumes (`meta["subsumes"]`) is still
+  visible; with `ExportableStore`, every marker in `history()` has all of its
+  `meta["subsumes"]` stored and flagged subsumed, every subsumed entry is listed by a stored
+  marker, and `context()` is exactly the history's claimed, unsubsumed entries in order;
+- the kills hit real work: over 100 acknowledged appends, and at least one kill landed inside
+  a compaction (after `compacting`, before `compacted`).
 
-The store's `compact` contract ("a compaction is applied whole or not at all, and readers see
-all of it or none of it") is what the half-applied checks hold it to across kills.
+`check_after_kills(store_config, acknowledged)` runs last in both kill tests: override it for
+what only your store can check (an SQLite integrity check, the rows in SQL).
 """
 
 from __future__ import annotations
