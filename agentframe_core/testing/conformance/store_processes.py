@@ -53,7 +53,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -220,23 +220,36 @@ class StoreProcessConformance:
 
     # -- churning children, killed again and again ---------------------------------------------
 
-    async def test_children_killed_again_and_again_lose_nothing(
+    @pytest.fixture
+    def make_churn(
         self,
         tmp_path: Path,
         config_file: Path,
         child_env: dict[str, str],
-        built_store: Store,
         store_config: Mapping[str, Any],
-    ) -> None:
+    ) -> Iterator[Callable[[int], _Churn]]:
+        """`make_churn(count)`: `count` churning children (none started yet), with a random
+        seed the test prints; whatever still runs is killed after the test."""
         seed = int.from_bytes(os.urandom(4))
         print(f"random seed {seed}")
-        rng = random.Random(seed)
-        churn = _Churn(self, config_file, child_env, tmp_path, rng, self.children)
-        try:
-            for _ in range(self.rounds):
-                churn.one_round()
-        finally:
+        made: list[_Churn] = []
+
+        def make(count: int) -> _Churn:
+            rng = random.Random(seed)
+            made.append(_Churn(self, (config_file, store_config), child_env, tmp_path, rng, count))
+            return made[-1]
+
+        yield make
+        for churn in made:
             churn.kill_all()
+
+    async def test_children_killed_again_and_again_lose_nothing(
+        self, make_churn: Callable[[int], _Churn], built_store: Store
+    ) -> None:
+        churn = make_churn(self.children)
+        for _ in range(self.rounds):
+            churn.one_round()
+        churn.kill_all()
         acknowledged = churn.acknowledged
         await _check_sessions(built_store, acknowledged)
         print(
@@ -247,34 +260,24 @@ class StoreProcessConformance:
         )
         assert len(acknowledged.appended) > 100, "the children did too little to prove anything"
         assert acknowledged.in_flight, "no kill landed inside a compaction"
-        self.check_after_kills(store_config, acknowledged.ids())
+        self.check_after_kills(churn.store_config, acknowledged.ids())
 
     async def test_a_child_killed_as_a_compaction_starts_leaves_it_whole_or_absent(
-        self,
-        tmp_path: Path,
-        config_file: Path,
-        child_env: dict[str, str],
-        built_store: Store,
-        store_config: Mapping[str, Any],
+        self, make_churn: Callable[[int], _Churn], built_store: Store
     ) -> None:
         """One child at a time, so that the kill lands within a few ms of the compaction's
         start (with eight, the scheduler blurs it); the checks after every life."""
-        seed = int.from_bytes(os.urandom(4))
-        print(f"random seed {seed}")
-        churn = _Churn(self, config_file, child_env, tmp_path, random.Random(seed), 1)
-        try:
-            for _ in range(self.lives):
-                churn.start_dead()
-                churn.kill(0, at_compaction=True)
-                await _check_sessions(built_store, churn.acknowledged)
-        finally:
-            churn.kill_all()
+        churn = make_churn(1)
+        for _ in range(self.lives):
+            churn.start_dead()
+            churn.kill(0, at_compaction=True)
+            await _check_sessions(built_store, churn.acknowledged)
         in_flight = churn.acknowledged.in_flight
         stored = {e.id for e in await built_store.context(SESSIONS[0])}
         committed = len(churn.acknowledged.covered(stored) & set(in_flight))
         print(f"{len(in_flight)} of {self.lives} kills inside a compaction ({committed} committed)")
         assert in_flight, "no kill landed inside a compaction"
-        self.check_after_kills(store_config, churn.acknowledged.ids())
+        self.check_after_kills(churn.store_config, churn.acknowledged.ids())
 
 
 class _Churn:
@@ -283,13 +286,15 @@ class _Churn:
     def __init__(
         self,
         kit: StoreProcessConformance,
-        config_file: Path,
+        config: tuple[Path, Mapping[str, Any]],
         env: dict[str, str],
         cwd: Path,
         rng: random.Random,
         count: int,
     ) -> None:
-        self.kit, self.config_file, self.env, self.cwd, self.rng = kit, config_file, env, cwd, rng
+        self.kit, self.env, self.cwd, self.rng = kit, env, cwd, rng
+        #: The config file the children read, and the store block in it.
+        self.config_file, self.store_config = config
         self.alive: list[Child | None] = [None] * count
         #: The compaction each child has said it started and not yet finished.
         self.started: list[str | None] = [None] * count
