@@ -10,12 +10,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .children import Child, start_together
 from .cli import run_cli
 from .scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExhaustedError
 
 #: The kits, and the scenario data an adapter's or loader's own tests reuse.
 _KITS = {
     "StoreConformance": ".conformance.store",
+    "StoreProcessConformance": ".conformance.store_processes",
     "AdapterConformance": ".conformance.adapter",
     "ContextBuilderConformance": ".conformance.context",
     "ToolDispatcherConformance": ".conformance.tools",
@@ -32,6 +34,8 @@ _KITS = {
 __all__ = [
     "ScriptExhaustedError",
     "run_cli",
+    "Child",
+    "start_together",
     "ScriptedAdapter",
     "ScriptedOptions",
     "ScriptedReply",

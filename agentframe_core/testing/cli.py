@@ -18,6 +18,25 @@ def run_cli(
     """`agentframe ARGS...` in `cwd`, with its cache in `cwd/cache` and its data (the default
     session database, memories) in `cwd/data`, no `$AGENTFRAME_CONFIG` and no colours; output
     captured as text."""
+    return subprocess.run(
+        cli_command(*args),
+        cwd=cwd,
+        env=cli_env(cwd),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **kwargs,
+    )
+
+
+def cli_command(*args: str) -> list[str]:
+    """The command line of `agentframe ARGS...` with this interpreter."""
+    return [sys.executable, "-m", "agentframe_core", *args]
+
+
+def cli_env(cwd: Path) -> dict[str, str]:
+    """`run_cli`'s environment: this one, with the cache and data folders under `cwd`."""
     env = {
         **os.environ,
         "AGENTFRAME_CACHE_DIR": str(cwd / "cache"),
@@ -25,13 +44,4 @@ def run_cli(
         "NO_COLOR": "1",
     }
     env.pop("AGENTFRAME_CONFIG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "agentframe_core", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        **kwargs,
-    )
+    return env

@@ -9,6 +9,14 @@ import pytest
 pytest.register_assert_rewrite(
     *(
         f"{__name__}.{kit}"
-        for kit in ("adapter", "agents", "context", "retriever", "store", "tools")
+        for kit in (
+            "adapter",
+            "agents",
+            "context",
+            "retriever",
+            "store",
+            "store_processes",
+            "tools",
+        )
     )
 )

@@ -3,38 +3,19 @@ finds the other's memories through the shared index without rebuilding it."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
 from agentframe_memory.bank import MemoryBank
+
+from agentframe_core.testing import Child, start_together
 
 WORKERS = Path(__file__).with_name("workers.py")
 
 
 def test_two_processes_remember_at_once(tmp_path: Path) -> None:
     folder, count = tmp_path / "user", 60
-    workers = [
-        subprocess.Popen(
-            [sys.executable, str(WORKERS), str(folder), name, str(count)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for name in ("a", "b")
-    ]
-    for worker in workers:
-        assert worker.stdout is not None and worker.stdout.readline() == "ready\n"
-    for worker in workers:
-        assert worker.stdin is not None
-        worker.stdin.write("go\n")
-        worker.stdin.flush()
-    for worker in workers:
-        _, err = worker.communicate(timeout=120)
-        assert worker.returncode == 0, err
+    start_together([sys.executable, str(WORKERS), str(folder), name, str(count)] for name in "ab")
 
     bank = MemoryBank(folder)
     try:
@@ -50,16 +31,10 @@ def test_two_processes_remember_at_once(tmp_path: Path) -> None:
 
 def test_a_writer_killed_with_sigkill_loses_nothing_it_reported(tmp_path: Path) -> None:
     folder = tmp_path / "user"
-    worker = subprocess.Popen(
-        [sys.executable, str(WORKERS), str(folder), "k", "-1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert worker.stdout is not None
-    saved = [worker.stdout.readline().strip() for _ in range(25)]
-    os.kill(worker.pid, signal.SIGKILL)
-    worker.communicate(timeout=30)
+    with Child([sys.executable, str(WORKERS), str(folder), "k", "-1"]) as worker:
+        saved = [line for line in (worker.line(timeout=60) for _ in range(25)) if line]
+        worker.kill()
+    assert len(saved) == 25, worker.stderr()
     bank = MemoryBank(folder)
     try:
         files = {f"{p.parent.name}/{p.stem}" for p in bank.files()}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from agentframe_store_sqlite import SCHEMA_VERSION, NewerSchemaError, SqliteStor
 from agentframe_store_sqlite.schema import APPLICATION_ID, migrate, open_database
 
 from agentframe_core import Entry, EntryKind
+from agentframe_core.testing import start_together
 
 OPENER = Path(__file__).with_name("opener.py")
 
@@ -131,22 +131,4 @@ def test_processes_opening_a_new_file_at_once_all_succeed(tmp_path: Path) -> Non
     must read what it checks in one snapshot while another process creates the schema."""
     for attempt in range(8):
         path = tmp_path / f"race-{attempt}.db"
-        openers = [
-            subprocess.Popen(
-                [sys.executable, str(OPENER), str(path)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for _ in range(6)
-        ]
-        for opener in openers:
-            assert opener.stdout is not None and opener.stdout.readline() == "ready\n"
-        for opener in openers:
-            assert opener.stdin is not None
-            opener.stdin.write("go\n")
-            opener.stdin.flush()
-        for opener in openers:
-            _, err = opener.communicate(timeout=60)
-            assert opener.returncode == 0, err
+        start_together([sys.executable, str(OPENER), str(path)] for _ in range(6))
