@@ -4,6 +4,8 @@
    on two turns in three, answered by SmolLM2-135M through the real loop) with three context
    builders, each on its own fresh llama-server (one slot, `--ctx-size` WINDOW):
    - shaper: `use: shaper` with its defaults and the server's exact token counts;
+   - shaper-per-process (only with `--builders`): a new shaper every turn, as one
+     `agentframe run` process a turn has;
    - verbatim: the whole history, until the server refuses it (context overflow);
    - sliding: a naive window that drops the oldest entries each turn until the rest fits.
    For each: the share of prompt tokens the server served from its cache (`timings.cache_n`
@@ -139,6 +141,14 @@ class SlidingWindow:
         return [Message("system", system), *renderer.view()]
 
 
+class ShaperPerProcess:
+    """The shaper as `agentframe run` uses it, one process a turn: a new one every build, so
+    the stubs chosen are chosen again (compactions are in the store and stay)."""
+
+    async def build(self, ctx: RunContext, system: str) -> list[Message]:
+        return await Shaper(ShaperOptions(reserve=RESERVE, estimator="adapter")).build(ctx, system)
+
+
 async def converse(name: str, window: int, turns: int, scale: float) -> dict[str, Any]:
     # One thread a server: on a busy machine llama.cpp's spinning threads slow it 20x or more.
     model = ModelOptions(
@@ -163,6 +173,7 @@ async def converse(name: str, window: int, turns: int, scale: float) -> dict[str
     adapter = TimedAdapter(llama, openai)
     builders: dict[str, ContextBuilder] = {
         "shaper": Shaper(ShaperOptions(reserve=RESERVE, estimator="adapter")),
+        "shaper-per-process": ShaperPerProcess(),
         "verbatim": VerbatimBuilder(),
         "sliding": SlidingWindow(window - RESERVE, adapter),
     }
@@ -284,7 +295,7 @@ async def verbatim_render(stack: Stack, sent: list[Entry]) -> tuple[float, list[
 async def main(turns: int, window: int, builds: int, scale: float, names: list[str]) -> None:
     for budget in (220_000, 60_000):
         await render_cost(builds, budget)
-    print(f"{turns} turns (sizes x{scale}), three fresh llama-servers side by side, ctx {window}")
+    print(f"{turns} turns (sizes x{scale}), a fresh llama-server each, side by side, ctx {window}")
     done = await asyncio.gather(*(converse(name, window, turns, scale) for name in names))
     report(dict(zip(names, done, strict=True)), turns)
 
