@@ -28,7 +28,10 @@ class TestJsonlProcesses(StoreProcessConformance):
         for log in Path(store_config["dir"]).glob("*.jsonl"):
             lines = log.read_bytes().split(b"\n")
             for number, line in enumerate(lines[:-1], 1):
-                record = json.loads(line)  # raises, naming nothing, if a line is broken
+                try:
+                    record = json.loads(line)
+                except ValueError as err:
+                    pytest.fail(f"{log}:{number}: a broken line: {err}")
                 assert record["session"] == log.stem, f"{log}:{number}"
                 stored.add((record.get("entry") or record.get("marker") or {}).get("id", ""))
         assert acknowledged <= stored, f"{len(acknowledged - stored)} acknowledged ids missing"
