@@ -193,7 +193,7 @@ class Shaper:
         seen = self._seen(ctx, layout, system, limit)  # before stubs change what it shows
         await self._stub(ctx, layout, state, target)
         layout = await self._layout(ctx, layout.entries, state, system)
-        if layout.total <= target:
+        if layout.total <= target or not self._worth_compacting(layout, limit, headroom):
             return layout
         compacted = await self._compact(ctx, layout, limit, seen)
         if compacted is None:
@@ -226,6 +226,15 @@ class Shaper:
                 del state.stubs[layout.entries[i].id]  # not needed: keep it verbatim
             else:
                 total -= layout.costs[i] - cost
+
+    def _worth_compacting(self, layout: _Layout, limit: int, headroom: int) -> bool:
+        """A compaction costs a model call and a recompute of the whole prompt: worth it when
+        the prompt is over the budget, or when it buys at least half the headroom (a small
+        head beside a large pristine tail buys little, and would be compacted turn after
+        turn)."""
+        head = sum(layout.costs[: layout.start])
+        gain = head - self.options.summary_max_tokens - MESSAGE_OVERHEAD
+        return layout.total > limit or gain >= headroom // 2
 
     def _seen(self, ctx: RunContext, layout: _Layout, system: str, limit: int) -> Seen | None:
         """The prompt the model last saw, plus what is new, for a summary request that the
