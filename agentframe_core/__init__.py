@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     from .reports import CompactionReport, RetrievalReport
     from .retention import sessions_to_prune
     from .session import Outcome, RunResult, Session
+    from .sqlitewal import use_wal
     from .stack import build_stack
     from .texttools import strip_fence, textualize
     from .toolbox import ToolCallRecord
@@ -186,6 +187,7 @@ _LAZY = {
     "decode_arguments": ".arguments",
     "pid_alive": ".processes",
     "start_watchdog": ".processes",
+    "use_wal": ".sqlitewal",
     "Frontmatter": ".agents.frontmatter",
     "read_frontmatter": ".agents.frontmatter",
     "FolderLoader": ".agents.loader",
@@ -308,6 +310,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "decode_arguments",
     "pid_alive",
     "start_watchdog",
+    "use_wal",
     "Frontmatter",
     "read_frontmatter",
     "FolderLoader",

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agentframe_core import use_wal
+
 from .analyzer import Analyzer
 from .files import CATEGORY, SLUG, BadMemoryFile, Memory, read_memory, slugify, write_memory
 from .inverted import InvertedIndex
@@ -85,7 +87,7 @@ class MemoryBank:
                 isolation_level=None,
                 check_same_thread=False,
             )
-            db.execute("PRAGMA journal_mode=WAL")
+            use_wal(db, self.busy_timeout)  # several processes may open a new index at once
             db.executescript(SCHEMA)
             self._db = db
             self._load(db)

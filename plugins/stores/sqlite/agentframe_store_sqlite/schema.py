@@ -10,9 +10,10 @@ refused too instead of being written into.
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 from typing import Literal
+
+from agentframe_core import use_wal
 
 from .errors import NewerSchemaError, StoreBusyError, StoreFileError
 
@@ -136,30 +137,13 @@ def open_database(
 
 
 def _use_wal(db: sqlite3.Connection, path: Path, busy_timeout: float) -> None:
-    """Switch the file to WAL mode (once in its life: the mode is stored in the file).
-
-    SQLite does not run the busy handler for this switch, so when several processes open a
-    new file at once, the losers retry here, within the busy timeout."""
-    deadline = time.monotonic() + busy_timeout
-    pause = 0.001
-    while True:
-        try:
-            if db.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
-                return
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        except sqlite3.OperationalError as err:
-            busy = err.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-            if not busy or time.monotonic() + pause > deadline:
-                raise
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
-            continue
-        if mode != "wal":
-            raise StoreFileError(
-                f"{path}: SQLite cannot use WAL mode here (journal mode stays {mode!r}); "
-                "put the store on a local file system (`store.path`)"
-            )
-        return
+    """Switch the file to WAL mode (see the kernel's `use_wal`), or say why it cannot be."""
+    mode = use_wal(db, busy_timeout)
+    if mode != "wal":
+        raise StoreFileError(
+            f"{path}: SQLite cannot use WAL mode here (journal mode stays {mode!r}); "
+            "put the store on a local file system (`store.path`)"
+        )
 
 
 def _identify(db: sqlite3.Connection, path: Path) -> None:
