@@ -188,20 +188,19 @@ class Shaper:
         """One decisive pass down to `budget - 2 * headroom`: stubs first, and if they are not
         enough, compaction of everything before the pristine tail."""
         target = limit - 2 * headroom
-        state.head = None
-        before = layout.total
-        seen = self._seen(ctx, layout, system, limit)  # before stubs change what it shows
+        before = layout  # as the model last saw it, stubs not yet changed
         await self._stub(ctx, layout, state, target)
         layout = await self._layout(ctx, layout.entries, state, system)
         if layout.total <= target or not self._worth_compacting(layout, limit, headroom):
             return layout
+        seen = self._seen(ctx, before, system, limit)
         compacted = await self._compact(ctx, layout, limit, seen)
         if compacted is None:
             return layout
         summary, subsumed = compacted
         entries = await ctx.stack.store.context(ctx.session_id)
         layout = await self._layout(ctx, entries, state, system)
-        ctx.report_compaction(CompactionReport(summary, subsumed, before, layout.total))
+        ctx.report_compaction(CompactionReport(summary, subsumed, before.total, layout.total))
         return layout
 
     async def _stub(self, ctx: RunContext, layout: _Layout, state: _State, target: int) -> None:
@@ -285,7 +284,6 @@ class Shaper:
         head = layout.shown[: layout.start]
         if layout.total > limit:
             head = _squeeze(head, layout, layout.total - limit)
-            state.head = None
         tail = layout.entries[layout.start :]
         state.head = _resumed(state.head, head, inline)
         state.tail = _resumed(state.tail, tail, inline)
