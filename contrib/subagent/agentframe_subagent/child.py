@@ -2,8 +2,9 @@
 
 The child sees only its task (a new session whose first message carries the link to its
 parent as `origin`: `{parent, tool_call_id, agent, via}`, what `sessions list --children`
-reads), the stack's tools minus the `subagent` tool itself (no recursion), its
-own system prompt, and its own model or else the parent's.
+reads), the stack's tools minus the `subagent` tool itself (no recursion) and minus what
+its own definition or its parent's refuses, its own system prompt, and its own model or
+else the parent's.
 """
 
 from __future__ import annotations
@@ -85,14 +86,21 @@ def usage_json(usage: Usage) -> dict[str, int]:
 
 
 def child_definition(agent: AgentDefinition, parent: AgentDefinition | None) -> AgentDefinition:
-    """`agent` with the parent's model when it names none, and never a looser permission
-    mode than the parent's."""
+    """`agent` with the parent's model when it names none, and never looser than the parent:
+    its tools within the parent's (the allowlists intersected, the denylists joined) and its
+    permission mode at least as strict. Delegating must not be a way round a denied tool."""
     update: dict[str, Any] = {}
     if agent.adapter_model is None and parent is not None and parent.adapter_model:
         update["model"] = parent.adapter_model
     mode = parent.permission_mode if parent is not None else "default"
     if _STRICTNESS.index(mode) > _STRICTNESS.index(agent.permission_mode):
         update["permission_mode"] = mode
+    if parent is not None and parent.tools is not None:
+        own = parent.tools if agent.tools is None else agent.tools
+        update["tools"] = [name for name in own if name in parent.tools]
+    if parent is not None and set(parent.disallowed_tools) - set(agent.disallowed_tools):
+        joined = [*agent.disallowed_tools, *parent.disallowed_tools]
+        update["disallowed_tools"] = list(dict.fromkeys(joined))
     return agent.model_copy(update=update) if update else agent
 
 

@@ -39,15 +39,20 @@ def describe(
     for agent in sorted(agents, key=lambda a: a.name):
         text = " ".join(agent.description.split())[:max_description]
         lines.append(f"- {agent.name}: {text}")
-    if not agents:
-        lines.append("- (none available)")
     return "\n".join(lines)
 
 
-def parameters(modes: Sequence[str], max_tasks: int, max_task_chars: int) -> dict[str, Any]:
+def parameters(
+    modes: Sequence[str], max_tasks: int, max_task_chars: int, agents: Sequence[str]
+) -> dict[str, Any]:
     """One object schema the model can fill for the modes offered (which one a call asks
-    for is checked in code); with `single` alone, `agent` and `task` are required."""
-    agent: dict[str, Any] = {"type": "string", "minLength": 1, "description": "the agent's name"}
+    for is checked in code); with `single` alone, `agent` and `task` are required. `agent`
+    is an enum of the agents offered: a small model given a free string invents names."""
+    agent: dict[str, Any] = {
+        "type": "string",
+        "enum": sorted(agents),
+        "description": "the agent's name",
+    }
     task = {
         "type": "string",
         "minLength": 1,

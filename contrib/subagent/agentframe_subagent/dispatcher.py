@@ -82,12 +82,17 @@ class SubagentTool:
             return self._agents
 
     async def tools(self, ctx: RunContext) -> list[Tool]:
-        options = self.options
+        """The `subagent` tool, or none when no agent may be delegated to."""
+        options, agents = self.options, self.agents(ctx)
+        if not agents:
+            return []
         return [
             Tool(
                 name=TOOL_NAME,
-                description=describe(list(self.agents(ctx).values()), self._modes()),
-                parameters=parameters(self._modes(), options.max_tasks, options.max_task_chars),
+                description=describe(list(agents.values()), self._modes()),
+                parameters=parameters(
+                    self._modes(), options.max_tasks, options.max_task_chars, list(agents)
+                ),
                 # The call ends itself at `options.timeout`, reporting every task; the
                 # loop's own timeout is only a backstop.
                 timeout=options.timeout + 5,

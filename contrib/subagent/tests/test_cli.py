@@ -65,3 +65,50 @@ def test_run_shows_one_line_per_child_on_stderr(tmp_path: Path) -> None:
     lines = [line for line in done.stderr.splitlines() if "sub-agent" in line]
     assert len(lines) == 1 and "sub-agent helper: done" in lines[0]
     assert "parent done" in done.stdout
+
+
+def test_a_child_cannot_run_a_tool_its_parent_is_denied(tmp_path: Path) -> None:
+    """issue 23 #2: the parent agent may use `add` and `subagent`, never `write_marker`;
+    delegating to the built-in general-purpose agent (no tool list of its own) ran it."""
+    marker = tmp_path / "marker.txt"
+    (tmp_path / "markertools.py").write_text(
+        "from pathlib import Path\n\n\n"
+        "def write_marker() -> str:\n"
+        '    """Write the marker file."""\n'
+        f"    Path({str(marker)!r}).write_text('written')\n"
+        "    return 'written'\n"
+    )
+    agents = tmp_path / ".agentframe" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "boss.md").write_text(
+        "---\nname: boss\ndescription: Delegates.\ntools: [add, subagent]\n"
+        "disallowedTools: [write_marker]\n---\nDelegate.\n"
+    )
+    delegate = {"agent": "general-purpose", "task": "write the marker"}
+    replies = [
+        {"tool_calls": [{"name": "subagent", "arguments": delegate}]},
+        {"tool_calls": [{"name": "write_marker", "arguments": {}}]},  # the child tries
+        "could not",
+        "parent done",
+    ]
+    config = {
+        "adapter": {"use": "scripted", "replies": replies},
+        "store": {"use": "sqlite", "path": str(tmp_path / "sessions.db")},
+        "context": {"use": "verbatim"},
+        "tools": [
+            {"use": "subagents"},
+            {
+                "use": "functions",
+                "import": ["markertools:write_marker", "agentframe_core.examples:add"],
+            },
+        ],
+    }
+    (tmp_path / "agentframe.yaml").write_text(yaml.safe_dump(config))
+    done = run_cli(tmp_path, "run", "--json", "--agent", "boss", "go")
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists(), "the child ran a tool its parent is denied"
+    (record,) = json.loads(done.stdout)["tool_calls"]
+    child = record["meta"]["children"][0]["session_id"]
+    shown = run_cli(tmp_path, "sessions", "show", child, "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert "not allowed for agent 'general-purpose'" in shown.stdout

@@ -71,3 +71,30 @@ def test_a_childs_permission_mode_is_never_looser_than_its_parents(kit: Any) -> 
     edits = kit.agent("d", permission_mode="acceptEdits")
     assert child_definition(edits, None).permission_mode == "default"
     assert child_definition(edits, loose).permission_mode == "acceptEdits"
+
+
+async def test_a_child_gets_no_tool_its_parent_is_refused(kit: Any) -> None:
+    """The parent may not use `shout`; delegating to an agent that names no tools (so: all of
+    them) must not hand `shout` back: it is neither offered to the child nor run for it."""
+    parent = kit.agent("boss", tools=["echo", "subagent"], disallowed_tools=["shout"])
+    stack, adapter = kit.make_stack([kit.call({"agent": "worker", "task": "call=shout"}), "done"])
+    adapter.parent_label = "boss:"
+    result = await Session(stack, agent=parent).run("go")
+    first, second = adapter.child_requests["worker"]
+    assert {t.name for t in first.tools} == {"echo"}
+    refused = second.messages[-1]
+    assert refused.role == "tool" and "not allowed for agent 'worker'" in refused.content
+    assert "ECHO" not in refused.content
+    assert result.tool_calls[0].result.meta["children"][0]["status"] == "done"
+
+
+def test_a_childs_tools_are_within_its_parents_allow_and_deny_lists(kit: Any) -> None:
+    parent = kit.agent("boss", tools=["echo", "subagent", "read"], disallowed_tools=["rm"])
+    wide = child_definition(kit.agent("a"), parent)
+    assert wide.tools == ["echo", "subagent", "read"] and wide.disallowed_tools == ["rm"]
+    own = child_definition(kit.agent("b", tools=["shout", "read"], disallowed_tools=["x"]), parent)
+    assert own.tools == ["read"] and own.disallowed_tools == ["x", "rm"]
+    assert not own.allows("shout") and not own.allows("rm") and own.allows("read")
+    free = kit.agent("c", tools=["shout"])
+    assert child_definition(free, None) is free
+    assert child_definition(free, kit.agent("d")).tools == ["shout"]  # a parent with no lists

@@ -87,10 +87,15 @@ async def test_an_unknown_agent_is_an_error_listing_the_known_ones(kit: Any) -> 
     result = await Session(stack).run("go")
     record = result.tool_calls[0].result
     assert record.is_error
-    assert (
-        "task 2: unknown agent 'nobody'; known agents: reviewer, worker, writer" in record.content
+    # the schema's enum refuses it before the tool runs, naming the agents there are
+    assert "tasks/1/agent: 'nobody' is not one of ['reviewer', 'worker', 'writer']" in (
+        record.content
     )
     assert adapter.child_requests == {}  # nothing ran
+    direct = await stack.tools[0].dispatch(ToolCall("c", "subagent", {"tasks": tasks}), _ctx(stack))
+    assert "task 2: unknown agent 'nobody'; known agents: reviewer, worker, writer" in (
+        direct.content
+    )
 
 
 async def test_too_many_tasks_and_mixed_modes_are_refused(kit: Any) -> None:
@@ -118,7 +123,7 @@ async def test_the_allowlist_limits_the_agents(kit: Any) -> None:
     session = Session(stack)
     result = await session.run("go")
     record = result.tool_calls[0].result
-    assert record.is_error and "known agents: reviewer, worker" in record.content
+    assert record.is_error and "'writer' is not one of ['reviewer', 'worker']" in record.content
     tools = await stack.tools[0].tools(_ctx(stack))
     assert "- writer" not in tools[0].description
     assert tools[0].description.index("- reviewer") < tools[0].description.index("- worker")
@@ -178,3 +183,20 @@ async def test_modes_can_be_restricted(kit: Any) -> None:
     assert "parallel" not in tool.description
     record = await stack.tools[0].dispatch(ToolCall("c", "subagent", {"tasks": tasks}), _ctx(stack))
     assert record.is_error and "mode 'parallel' is not offered; offered: single" in record.content
+
+
+async def test_the_agent_argument_is_an_enum_of_the_agents_offered(kit: Any) -> None:
+    """issue 28: with a free string a small model invented `"agent": "subagent"`."""
+    from agentframe_subagent import SubagentOptions
+
+    stack, _ = kit.make_stack(["done"], options=SubagentOptions(agents=["worker", "reviewer"]))
+    (tool,) = await stack.tools[0].tools(_ctx(stack))
+    properties = tool.parameters["properties"]
+    assert properties["agent"]["enum"] == ["reviewer", "worker"]
+    for key in ("tasks", "chain"):
+        assert properties[key]["items"]["properties"]["agent"]["enum"] == ["reviewer", "worker"]
+
+
+async def test_no_agent_to_delegate_to_means_no_tool(kit: Any) -> None:
+    stack, _ = kit.make_stack(["done"], agents=[])
+    assert await stack.tools[0].tools(_ctx(stack)) == []
