@@ -48,7 +48,14 @@ if TYPE_CHECKING:
         UnknownPartError,
     )
     from .facade import run
-    from .files import FileReadError, atomic_write, read_text_file, read_text_stream
+    from .files import (
+        FileReadError,
+        PathEscapeError,
+        atomic_write,
+        confined,
+        read_text_file,
+        read_text_stream,
+    )
     from .functions import FunctionTool, FunctionToolset, tool
     from .hookspecs import hookimpl, hookspec
     from .llm import Capabilities, Completion, CompletionRequest, ToolSpec, Usage
@@ -177,7 +184,9 @@ _LAZY = {
     "VerbatimBuilder": ".verbatim",
     "sessions_to_prune": ".retention",
     "atomic_write": ".files",
+    "confined": ".files",
     "FileReadError": ".files",
+    "PathEscapeError": ".files",
     "read_text_file": ".files",
     "read_text_stream": ".files",
     "RedactingFormatter": ".redact",
@@ -300,7 +309,9 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "VerbatimBuilder",
     "sessions_to_prune",
     "atomic_write",
+    "confined",
     "FileReadError",
+    "PathEscapeError",
     "read_text_file",
     "read_text_stream",
     "RedactingFormatter",

@@ -11,6 +11,10 @@ exhausting memory or raising a `UnicodeDecodeError`.
 Writing: `atomic_write`, one implementation for the kernel and every plugin, so that a reader
 sees the old content or the new, never part of either, though a process may be killed at any
 moment and another may read the file at the same time.
+
+Confining: `confined`, the one check that a path a user or a model named stays inside its
+folder once every symbolic link on the way is resolved (`../`, absolute paths and links out
+are all the same escape).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -28,7 +33,9 @@ __all__ = [
     "CONFIG_FILE_LIMIT",
     "TMP_SUFFIX",
     "FileReadError",
+    "PathEscapeError",
     "atomic_write",
+    "confined",
     "decode_text",
     "read_text_file",
     "read_text_stream",
@@ -48,6 +55,29 @@ class FileReadError(AgentframeError):
     def __init__(self, path: Path | str, reason: str, what: str = "file") -> None:
         self.path, self.reason, self.what = Path(path), reason, what
         super().__init__(f"{path}: cannot read {what}: {reason}")
+
+
+class PathEscapeError(AgentframeError):
+    """A path that, its symbolic links resolved, lies outside every folder it must stay in."""
+
+    def __init__(self, path: Path | str, real: Path, folders: list[Path], what: str) -> None:
+        self.path, self.real, self.folders = Path(path), real, folders
+        outermost = [f for f in folders if not any(f != o and f.is_relative_to(o) for o in folders)]
+        inside = " or ".join(dict.fromkeys(str(folder) for folder in outermost)) or "no folder"
+        target = f" (it resolves to {real})" if Path(path) != real else ""
+        self.reason = f"the {what} must be inside {inside}{target}"
+        super().__init__(f"{path}: {self.reason}")
+
+
+def confined(path: Path | str, folders: Iterable[Path], what: str = "path") -> Path:
+    """`path` with every symbolic link resolved, when it lies inside one of `folders` (their
+    links resolved too); else `PathEscapeError` naming the path, where it leads and the
+    folders. A path that does not exist yet is resolved as far as it exists."""
+    real = Path(path).expanduser().resolve()
+    roots = [Path(folder).expanduser().resolve() for folder in folders]
+    if any(real.is_relative_to(root) for root in roots):
+        return real
+    raise PathEscapeError(path, real, roots, what)
 
 
 def read_text_file(path: Path | str, limit: int, what: str = "file") -> str:
