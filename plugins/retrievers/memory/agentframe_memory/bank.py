@@ -22,10 +22,19 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agentframe_core import use_wal
+from agentframe_core import PathEscapeError, confined, use_wal
 
 from .analyzer import Analyzer
-from .files import CATEGORY, SLUG, BadMemoryFile, Memory, read_memory, slugify, write_memory
+from .files import (
+    CATEGORY,
+    SLUG,
+    BadMemoryFile,
+    Memory,
+    read_memory,
+    render_memory,
+    slugify,
+    write_memory,
+)
 from .inverted import InvertedIndex
 
 __all__ = ["MemoryBank", "UnknownMemoryError"]
@@ -82,7 +91,7 @@ class MemoryBank:
                 return
             self.folder.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(
-                self.folder / INDEX_FILE,
+                self._inside(self.folder / INDEX_FILE),
                 timeout=self.busy_timeout,
                 isolation_level=None,
                 check_same_thread=False,
@@ -227,7 +236,24 @@ class MemoryBank:
         category, _, slug = memory_id.partition("/")
         if not CATEGORY.match(category) or not SLUG.match(slug):
             raise UnknownMemoryError(f"not a memory id: {memory_id!r} (category/name)")
-        return self.folder / category / f"{slug}.md"
+        return self._inside(self.folder / category / f"{slug}.md")
+
+    def _inside(self, path: Path) -> Path:
+        """`path` (under the scope folder) when no symbolic link on its way leads anywhere:
+        category folders, memory files and the index are never links, so nothing read,
+        written or deleted through one can be outside the folder (`BadMemoryFile` otherwise).
+        The scope folder itself may be a link: it is the configured place."""
+        root = self.folder.resolve()
+        try:
+            real = confined(path, [root], "memory file")
+        except PathEscapeError as err:
+            raise BadMemoryFile(str(err)) from None
+        if real != root / path.relative_to(self.folder):
+            raise BadMemoryFile(
+                f"{path}: a symbolic link (to {real}); memory files and category folders "
+                "must not be links"
+            )
+        return path
 
     def get(self, memory_id: str) -> Memory:
         path = self.path_of(memory_id)
@@ -274,9 +300,19 @@ class MemoryBank:
                 memory_id = f"{category}/{path.stem}"
                 memory = Memory(memory_id, draft.title, draft.content, tags, path, stamp, stamp)
             assert memory.path is not None
+            self._check_size(memory)
             write_memory(memory.path, memory)
             self._record(db, memory.id, memory)
             return memory, twin is None
+
+    def _check_size(self, memory: Memory) -> None:
+        """Refuse a memory its own bank would refuse to read back (`max_file_bytes`)."""
+        size = len(render_memory(memory).encode("utf-8"))
+        if size > self.max_file_bytes:
+            raise BadMemoryFile(
+                f"{memory.id}: {size} bytes, over the {self.max_file_bytes}-byte cap "
+                "(max_file_bytes): not saved; shorten it or split it in several memories"
+            )
 
     def forget(self, memory_id: str) -> Memory:
         path = self.path_of(memory_id)
@@ -303,9 +339,9 @@ class MemoryBank:
         return None
 
     def _free_path(self, category: str, slug: str) -> Path:
-        path = self.folder / category / f"{slug}.md"
+        path = self._inside(self.folder / category / f"{slug}.md")
         suffix = 2
-        while path.exists():
-            path = self.folder / category / f"{slug}-{suffix}.md"
+        while path.exists() or path.is_symlink():
+            path = self._inside(self.folder / category / f"{slug}-{suffix}.md")
             suffix += 1
         return path

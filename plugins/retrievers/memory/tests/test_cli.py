@@ -47,3 +47,64 @@ def test_add_list_show_search_rm_reindex(tmp_path: Path) -> None:
     assert "Traceback" not in missing.stderr
     bad = memory(tmp_path, "list", "--scope", "../etc")
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
+
+
+def _config(tmp_path: Path, extra: str = "") -> Path:
+    (tmp_path / "agentframe.yaml").write_text(
+        f"adapter: scripted\nstore: memory\nretrievers:\n"
+        f"  - {{use: memory-bm25, folder: {tmp_path / 'mem'}, scope: proj{extra}}}\n"
+    )
+    return tmp_path / "mem" / "proj"
+
+
+SECRET = "---\ntitle: Secret\ntags: []\n---\n\nnot the memory's to touch\n"
+
+
+def test_a_category_linked_out_of_the_folder_is_neither_written_read_nor_deleted(
+    tmp_path: Path,
+) -> None:
+    """issue 23 #3: with `general` linked to a folder outside the memory folder, `rm`
+    deleted and `add` wrote files there."""
+    scope = _config(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text(SECRET)
+    scope.mkdir(parents=True)
+    (scope / "general").symlink_to(outside, target_is_directory=True)
+
+    removed = memory(tmp_path, "rm", "general/secret")
+    assert removed.returncode == 1, removed.stdout
+    assert "must not be links" in removed.stderr or "must be inside" in removed.stderr
+    assert (outside / "secret.md").read_text() == SECRET
+    shown = memory(tmp_path, "show", "general/secret")
+    assert shown.returncode == 1 and "not the memory's" not in shown.stdout
+    added = memory(tmp_path, "add", "Door code", "The door code is 4711.")
+    assert added.returncode == 1 and "saved" not in added.stdout
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.md"]
+    for result in (removed, shown, added):
+        assert "Traceback" not in result.stderr
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+def test_a_memory_file_linked_out_of_the_folder_is_refused(tmp_path: Path) -> None:
+    scope = _config(tmp_path)
+    (tmp_path / "secret.md").write_text(SECRET)
+    (scope / "general").mkdir(parents=True)
+    (scope / "general" / "secret.md").symlink_to(tmp_path / "secret.md")
+    shown = memory(tmp_path, "show", "general/secret")
+    assert shown.returncode == 1 and "not the memory's" not in shown.stdout
+    removed = memory(tmp_path, "rm", "general/secret")
+    assert removed.returncode == 1
+    assert (tmp_path / "secret.md").read_text() == SECRET
+
+
+def test_add_refuses_a_memory_over_the_size_cap(tmp_path: Path) -> None:
+    """issue 23 #16: `add` said `saved`, then `show` refused the file it had written."""
+    scope = _config(tmp_path, ", max_file_bytes: 1000")
+    added = memory(tmp_path, "add", "Long", "word " * 400)
+    assert added.returncode == 1, added.stdout
+    assert "over the 1000-byte cap" in added.stderr and "saved" not in added.stdout
+    assert not list(scope.rglob("*.md"))
+    fits = memory(tmp_path, "add", "Short", "word " * 100)
+    assert fits.returncode == 0, fits.stderr
+    assert memory(tmp_path, "show", "general/short").returncode == 0

@@ -86,3 +86,21 @@ async def test_plan_mode_refuses_remember_and_a_deny_list_hides_it(tmp_path: Pat
     offered = {t.name for t in s.adapter.requests[0].tools}  # type: ignore[attr-defined]
     assert offered == {"forget", "recall"}
     await s.aclose()
+
+
+async def test_the_tools_do_not_follow_a_category_linked_out_of_the_folder(
+    tmp_path: Path,
+) -> None:
+    """issue 23 #3 through the tools: `forget` deleted, `remember` wrote outside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("---\ntitle: Secret\n---\n\nkeep me\n")
+    (tmp_path / "mem" / "user").mkdir(parents=True)
+    (tmp_path / "mem" / "user" / "general").symlink_to(outside, target_is_directory=True)
+    options = MemoryOptions(folder=tmp_path / "mem")
+    forget = {"name": "forget", "arguments": {"id": "general/secret"}}
+    run = stack(options, [{"tool_calls": [forget]}, {"tool_calls": [REMEMBER]}, "done"])
+    result = await Session(run).run("tidy up")
+    forgot, remembered = (record.result for record in result.tool_calls)
+    assert forgot.is_error and remembered.is_error, (forgot.content, remembered.content)
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.md"]
