@@ -16,6 +16,7 @@ trusted to log them.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,8 @@ __all__ = [
     "find_agents",
 ]
 
+log = logging.getLogger(__name__)
+
 #: Levels, best first. Unknown levels rank as `code`.
 LEVELS = ("project", "user", "config", "code", "builtin")
 
@@ -52,6 +55,14 @@ class CatalogEntry:
     loader: str
     #: Lower-ranked definitions of the same name, best first.
     shadows: tuple[AgentDefinition, ...] = ()
+
+    @property
+    def replaces_builtin(self) -> bool:
+        """A file of the project or the user replaces a built-in agent of this name (the
+        default `general-purpose`, say): worth saying, it changes every run that uses it."""
+        return self.definition.source != "builtin" and any(
+            shadowed.source == "builtin" for shadowed in self.shadows
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +159,13 @@ def catalog_from_loaders(
         agent: CatalogEntry(found[0][0], found[0][1], tuple(d for d, _ in found[1:]))
         for agent, found in sorted(grouped.items())
     }
+    for entry in entries.values():
+        if entry.replaces_builtin:
+            log.info(
+                "agent %s: %s replaces the built-in definition",
+                entry.definition.name,
+                entry.definition.path or f"a {entry.definition.source} definition",
+            )
     return AgentCatalog(entries, errors, failed)
 
 

@@ -26,7 +26,7 @@ from .agents.folders import project_dirs
 from .agents.skills import Skill, find_skill, skill_folders
 from .agents.template import PromptTemplate, ToolNames, compiled
 from .errors import UnknownSkillError
-from .files import AGENT_FILE_LIMIT, FileReadError, read_text_file
+from .files import AGENT_FILE_LIMIT, FileReadError, PathEscapeError, read_text_file
 
 __all__ = ["BASE_TEMPLATE", "agents_md_files", "assemble_system_prompt", "resolve_skills"]
 
@@ -151,13 +151,23 @@ def resolve_skills(agent: AgentDefinition, cwd: Path) -> list[Skill]:
     base = agent.path.parent if agent.path else None
     skills = []
     for index, reference in enumerate(agent.skills):
-        skill = find_skill(reference, cwd, relative_to=base)
+        line = agent.lines.get(f"skills.{index}") or agent.lines.get("skills")
+        try:
+            skill = find_skill(reference, cwd, relative_to=base)
+        except PathEscapeError as err:
+            raise UnknownSkillError(
+                f"skill {reference!r}: {err.reason}",
+                file=agent.path,
+                line=line,
+                field="skills",
+                name=agent.name,
+            ) from None
         if skill is None:
             searched = ", ".join(str(folder) for folder in skill_folders(cwd))
             raise UnknownSkillError(
                 f"skill {reference!r} not found (looked in: {searched})",
                 file=agent.path,
-                line=agent.lines.get(f"skills.{index}") or agent.lines.get("skills"),
+                line=line,
                 field="skills",
                 name=agent.name,
             )

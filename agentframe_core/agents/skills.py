@@ -9,6 +9,12 @@ A reference containing `/` or ending in `.md` is a path instead (relative to the
 file's folder): a skill file, or a folder holding `SKILL.md`. The optional frontmatter gives
 `name` and `description` (Agent Skills style); the body is the instructions.
 
+Every skill file read, by name, by path or listed by `discover_skills`, must lie inside the
+project (the repository root, or the working directory outside a repository), one of the
+skills folders or (for a path) the definition file's own folder once its symbolic links are
+resolved: a definition file cloned with a repository cannot put `/etc/hostname` or a private
+key into the prompt (`PathEscapeError`).
+
 `discover_skills` lists every skill of those folders (nearest wins a name), with the files that
 failed to load; `skill_resources` lists the files beside a folder skill's `SKILL.md`. Agents'
 `skills:` preloading and the skills plugin both read skills through this module.
@@ -23,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import AgentframeError
+from ..files import confined
 from .folders import project_dirs
 from .frontmatter import read_frontmatter
 
@@ -34,6 +41,7 @@ __all__ = [
     "find_skill",
     "skill_folders",
     "skill_resources",
+    "skill_roots",
 ]
 
 SKILLS_FOLDER = ".agentframe/skills"
@@ -68,11 +76,19 @@ def skill_folders(cwd: Path, extra: Iterable[Path] = ()) -> list[Path]:
     return [*project, Path.home() / SKILLS_FOLDER, *(Path(p).expanduser() for p in extra)]
 
 
+def skill_roots(cwd: Path, extra: Iterable[Path] = ()) -> list[Path]:
+    """Where a skill file may lie, links resolved: the project and every skills folder."""
+    return [project_dirs(cwd)[-1], *skill_folders(cwd, extra)]
+
+
 def discover_skills(cwd: Path, extra: Iterable[Path] = ()) -> SkillScan:
-    """Every skill in `skill_folders`, sorted by name; a file that fails is reported in
-    `failures` and hides nothing else. A skill needs a valid name and a description."""
+    """Every skill in `skill_folders`, sorted by name; a file that fails (a link out of
+    `skill_roots` too) is reported in `failures` and hides nothing else. A skill needs a
+    valid name and a description."""
     found: dict[str, Skill] = {}
     failures: list[tuple[Path, str]] = []
+    extra = list(extra)
+    roots = skill_roots(cwd, extra)
     for folder in skill_folders(cwd, extra):
         try:
             entries = sorted(folder.iterdir()) if folder.is_dir() else []
@@ -84,7 +100,7 @@ def discover_skills(cwd: Path, extra: Iterable[Path] = ()) -> SkillScan:
             if path.name.startswith(".") or path.suffix != ".md" or not path.exists():
                 continue
             try:
-                skill = _read(path)
+                skill = _read(path, roots)
             except (AgentframeError, OSError) as err:
                 failures.append((path, str(err)))
                 continue
@@ -124,23 +140,29 @@ def skill_resources(skill: Skill) -> list[str]:
 
 
 def find_skill(reference: str, cwd: Path, *, relative_to: Path | None = None) -> Skill | None:
-    """The skill `reference` names, or None. A malformed skill file raises the parse error."""
-    if "/" in reference or reference.endswith(".md"):
+    """The skill `reference` names, or None. A malformed skill file raises the parse error;
+    one outside the project, the skills folders and `relative_to` (the definition's own
+    folder, whose files are the definition's to name), `PathEscapeError`."""
+    roots = skill_roots(cwd) + ([relative_to] if relative_to is not None else [])
+    if "/" in reference or reference.endswith(".md") or reference in (".", ".."):
         path = Path(reference).expanduser()
         if not path.is_absolute():
             path = (relative_to or cwd) / path
+        confined(path, roots, "skill")  # before anything is looked at
         if path.is_dir():
             path = path / SKILL_FILE
-        return _read(path) if path.is_file() else None
+        return _read(path, roots) if path.is_file() else None
     for folder in skill_folders(cwd):
         for candidate in (folder / reference / SKILL_FILE, folder / f"{reference}.md"):
             if candidate.is_file():
-                return _read(candidate)
+                return _read(candidate, roots)
     return None
 
 
-def _read(path: Path) -> Skill:
-    """One skill file; `read_frontmatter` refuses non-regular, oversized and non-UTF-8 files."""
+def _read(path: Path, roots: list[Path]) -> Skill:
+    """One skill file inside `roots`; `read_frontmatter` refuses non-regular, oversized and
+    non-UTF-8 files."""
+    confined(path, roots, "skill")
     fm = read_frontmatter(path, required=False)
     is_folder = path.name == SKILL_FILE
     default_name = path.parent.name if is_folder else path.stem

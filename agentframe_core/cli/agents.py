@@ -44,6 +44,7 @@ def list_(app: App, as_json: bool) -> None:
                             "description": entry.definition.description,
                             "loader": entry.loader,
                             "shadows": [_origin(d) for d in entry.shadows],
+                            "replaces_builtin": entry.replaces_builtin,
                         }
                         for entry in catalog.entries.values()
                     ],
@@ -64,7 +65,10 @@ def list_(app: App, as_json: bool) -> None:
             )
             click.echo(f"    {definition.path or '(defined in code)'}")
             for shadowed in entry.shadows:
-                click.echo(f"    shadows [{shadowed.source}] {shadowed.path or '(code)'}")
+                if shadowed.source == "builtin":
+                    click.echo(f"    replaces the built-in {shadowed.name} ({shadowed.path})")
+                else:
+                    click.echo(f"    shadows [{shadowed.source}] {shadowed.path or '(code)'}")
         _report_skipped(catalog)
 
 

@@ -70,6 +70,7 @@ def test_list_json(cwd: Path, home: Path, write_agent: Any) -> None:
         "shadows": [
             {"name": "helper", "source": "user", "folder": str(theirs.parent), "path": str(theirs)}
         ],
+        "replaces_builtin": False,
     }
     [error] = data["errors"]
     assert (error["type"], error["line"], error["field"]) == ("InvalidFieldError", 4, "promptMode")

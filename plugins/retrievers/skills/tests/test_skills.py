@@ -130,3 +130,28 @@ class TestSkillsConformance(RetrieverConformance):
     @pytest.fixture
     def query(self) -> str:
         return "write a commit message for my changes"
+
+
+def test_a_skill_linked_out_of_the_project_is_reported_not_loaded(
+    project: Path, tmp_path: Path
+) -> None:
+    """issue 23 #4: a skill is a file of the project or of a skills folder, links resolved;
+    a cloned repository's `.claude/skills/x -> ~/.ssh` must not reach `load_skill`."""
+    outside = tmp_path / "outside" / "leak"
+    outside.mkdir(parents=True)
+    (outside / "SKILL.md").write_text("---\nname: leak\ndescription: d\n---\nSECRET-KEY\n")
+    (project / ".claude" / "skills" / "leak").symlink_to(outside, target_is_directory=True)
+    listed = run_cli(project, "skills", "list", "--json")
+    assert listed.returncode == 1
+    data = json.loads(listed.stdout)
+    assert [s["name"] for s in data["skills"]] == NAMES
+    (failure,) = data["failures"]
+    assert failure["path"].endswith("leak/SKILL.md") and "must be inside" in failure["error"]
+    shown = run_cli(project, "skills", "show", "leak")
+    assert shown.returncode == 1 and "SECRET-KEY" not in shown.stdout
+    # a folder the config adds is a skills folder: linking into it is allowed
+    (project / "agentframe.yaml").write_text(
+        f"adapter: scripted\ntools: [{{use: skills, folders: ['{outside.parent}']}}]\n"
+    )
+    allowed = run_cli(project, "skills", "show", "leak")
+    assert allowed.returncode == 0 and "SECRET-KEY" in allowed.stdout
