@@ -14,21 +14,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .agent import AgentDefinition, Backoff
-    from .agents.frontmatter import Frontmatter, read_frontmatter, split_frontmatter
-    from .agents.loader import FolderLoader
-    from .agents.parse import definition_from_frontmatter
-    from .agents.skills import (
-        Skill,
-        SkillScan,
-        discover_skills,
-        find_skill,
-        skill_folders,
-        skill_resources,
-    )
-    from .arguments import decode_arguments
-    from .catalog import AgentCatalog, find_agents
-    from .config import (
+    from .assembly.catalog import AgentCatalog, find_agents
+    from .assembly.config import (
         find_config_file,
         load_config,
         load_part,
@@ -36,9 +23,13 @@ if TYPE_CHECKING:
         validate_config,
         validate_part,
     )
-    from .configtypes import Config, Limits, PartConfig
-    from .diagnosis import Diagnosis
-    from .errors import (
+    from .assembly.facade import run
+    from .assembly.plugins import PluginHost, cache_dir, data_dir
+    from .assembly.stack import build_stack
+    from .contract.configtypes import Config, Limits, PartConfig
+    from .contract.definition import AgentDefinition, Backoff
+    from .contract.diagnosis import Diagnosis
+    from .contract.errors import (
         AgentDefinitionError,
         AgentframeError,
         ConfigError,
@@ -47,20 +38,9 @@ if TYPE_CHECKING:
         UnknownAgentError,
         UnknownPartError,
     )
-    from .facade import run
-    from .files import (
-        FileReadError,
-        PathEscapeError,
-        atomic_write,
-        confined,
-        read_text_file,
-        read_text_stream,
-    )
-    from .functions import FunctionTool, FunctionToolset, tool
-    from .hookspecs import hookimpl, hookspec
-    from .llm import Capabilities, Completion, CompletionRequest, ToolSpec, Usage
-    from .memory import MemoryStore
-    from .model import (
+    from .contract.hookspecs import hookimpl, hookspec
+    from .contract.llm import Capabilities, Completion, CompletionRequest, ToolSpec, Usage
+    from .contract.model import (
         Compaction,
         Entry,
         EntryKind,
@@ -71,10 +51,7 @@ if TYPE_CHECKING:
         now_ns,
         session_title,
     )
-    from .plugins import PluginHost, cache_dir, data_dir
-    from .processes import pid_alive, start_watchdog
-    from .prompt import assemble_system_prompt
-    from .protocols import (
+    from .contract.protocols import (
         AgentLoader,
         AgentScan,
         Closeable,
@@ -94,136 +71,159 @@ if TYPE_CHECKING:
         StoredEntry,
         ToolDispatcher,
     )
-    from .redact import RedactingFormatter, redact_data, redact_text, redact_url
-    from .registry import Kind, Register
-    from .render import Renderer, head_tail
-    from .reports import CompactionReport, RetrievalReport
-    from .retention import sessions_to_prune
-    from .session import Outcome, RunResult, Session
-    from .sqlitewal import use_wal
-    from .stack import build_stack
-    from .texttools import strip_fence, textualize
-    from .toolbox import ToolCallRecord
-    from .tools import Tool, ToolResult
-    from .turnlease import SessionDeletedError, TurnLeaseLostError
-    from .verbatim import VerbatimBuilder
+    from .contract.registry import Kind, Register
+    from .contract.reports import CompactionReport, RetrievalReport
+    from .contract.tools import Tool, ToolResult
+    from .engine.arguments import decode_arguments
+    from .engine.definitions.frontmatter import Frontmatter, read_frontmatter, split_frontmatter
+    from .engine.definitions.loader import FolderLoader
+    from .engine.definitions.parse import definition_from_frontmatter
+    from .engine.definitions.skills import (
+        Skill,
+        SkillScan,
+        discover_skills,
+        find_skill,
+        skill_folders,
+        skill_resources,
+    )
+    from .engine.functions import FunctionTool, FunctionToolset, tool
+    from .engine.prompt import assemble_system_prompt
+    from .engine.render import Renderer, head_tail
+    from .engine.session import Outcome, RunResult, Session
+    from .engine.texttools import strip_fence, textualize
+    from .engine.toolbox import ToolCallRecord
+    from .parts.memorystore import MemoryStore
+    from .parts.verbatim import VerbatimBuilder
+    from .support.files import (
+        FileReadError,
+        PathEscapeError,
+        atomic_write,
+        confined,
+        read_text_file,
+        read_text_stream,
+    )
+    from .support.processes import pid_alive, start_watchdog
+    from .support.redact import RedactingFormatter, redact_data, redact_text, redact_url
+    from .support.retention import sessions_to_prune
+    from .support.sqlitewal import use_wal
+    from .support.turnlease import SessionDeletedError, TurnLeaseLostError
 
 __version__ = "0.1.0"
 
 #: Every public name and the module it comes from, by group (the order of `docs/api.md`).
 _LAZY = {
     # -- The contract: the data model
-    "Compaction": ".model",
-    "Entry": ".model",
-    "EntryKind": ".model",
-    "Message": ".model",
-    "SessionInfo": ".model",
-    "ToolCall": ".model",
-    "new_id": ".model",
-    "now_ns": ".model",
-    "session_title": ".model",
-    "Capabilities": ".llm",
-    "Completion": ".llm",
-    "CompletionRequest": ".llm",
-    "ToolSpec": ".llm",
-    "Usage": ".llm",
-    "Tool": ".tools",
-    "ToolResult": ".tools",
-    "AgentDefinition": ".agent",
-    "Backoff": ".agent",
-    "CompactionReport": ".reports",
-    "RetrievalReport": ".reports",
-    "Diagnosis": ".diagnosis",
-    "RunContext": ".protocols",
-    "Stack": ".protocols",
-    "Config": ".configtypes",
-    "Limits": ".configtypes",
-    "PartConfig": ".configtypes",
+    "Compaction": ".contract.model",
+    "Entry": ".contract.model",
+    "EntryKind": ".contract.model",
+    "Message": ".contract.model",
+    "SessionInfo": ".contract.model",
+    "ToolCall": ".contract.model",
+    "new_id": ".contract.model",
+    "now_ns": ".contract.model",
+    "session_title": ".contract.model",
+    "Capabilities": ".contract.llm",
+    "Completion": ".contract.llm",
+    "CompletionRequest": ".contract.llm",
+    "ToolSpec": ".contract.llm",
+    "Usage": ".contract.llm",
+    "Tool": ".contract.tools",
+    "ToolResult": ".contract.tools",
+    "AgentDefinition": ".contract.definition",
+    "Backoff": ".contract.definition",
+    "CompactionReport": ".contract.reports",
+    "RetrievalReport": ".contract.reports",
+    "Diagnosis": ".contract.diagnosis",
+    "RunContext": ".contract.protocols",
+    "Stack": ".contract.protocols",
+    "Config": ".contract.configtypes",
+    "Limits": ".contract.configtypes",
+    "PartConfig": ".contract.configtypes",
     # -- The contract: protocols, hooks and errors
-    "AgentLoader": ".protocols",
-    "ContextBuilder": ".protocols",
-    "ExportableStore": ".protocols",
-    "LLMAdapter": ".protocols",
-    "PrunableStore": ".protocols",
-    "Retriever": ".protocols",
-    "SearchableStore": ".protocols",
-    "Snippet": ".protocols",
-    "Store": ".protocols",
-    "StoredEntry": ".protocols",
-    "ToolDispatcher": ".protocols",
-    "LeasingStore": ".protocols",
-    "SessionDeletedError": ".turnlease",
-    "TurnLeaseLostError": ".turnlease",
-    "AgentScan": ".protocols",
-    "Closeable": ".protocols",
-    "PrioritizedLoader": ".protocols",
-    "ScanningLoader": ".protocols",
-    "hookimpl": ".hookspecs",
-    "hookspec": ".hookspecs",
-    "Kind": ".registry",
-    "Register": ".registry",
-    "AgentDefinitionError": ".errors",
-    "AgentframeError": ".errors",
-    "ConfigError": ".errors",
-    "ConfigIssue": ".errors",
-    "MissingFieldError": ".errors",
-    "UnknownAgentError": ".errors",
-    "UnknownPartError": ".errors",
+    "AgentLoader": ".contract.protocols",
+    "ContextBuilder": ".contract.protocols",
+    "ExportableStore": ".contract.protocols",
+    "LLMAdapter": ".contract.protocols",
+    "PrunableStore": ".contract.protocols",
+    "Retriever": ".contract.protocols",
+    "SearchableStore": ".contract.protocols",
+    "Snippet": ".contract.protocols",
+    "Store": ".contract.protocols",
+    "StoredEntry": ".contract.protocols",
+    "ToolDispatcher": ".contract.protocols",
+    "LeasingStore": ".contract.protocols",
+    "SessionDeletedError": ".support.turnlease",
+    "TurnLeaseLostError": ".support.turnlease",
+    "AgentScan": ".contract.protocols",
+    "Closeable": ".contract.protocols",
+    "PrioritizedLoader": ".contract.protocols",
+    "ScanningLoader": ".contract.protocols",
+    "hookimpl": ".contract.hookspecs",
+    "hookspec": ".contract.hookspecs",
+    "Kind": ".contract.registry",
+    "Register": ".contract.registry",
+    "AgentDefinitionError": ".contract.errors",
+    "AgentframeError": ".contract.errors",
+    "ConfigError": ".contract.errors",
+    "ConfigIssue": ".contract.errors",
+    "MissingFieldError": ".contract.errors",
+    "UnknownAgentError": ".contract.errors",
+    "UnknownPartError": ".contract.errors",
     # -- The loop, and the helpers parts share with it
-    "ToolCallRecord": ".toolbox",
-    "run": ".facade",
-    "FunctionTool": ".functions",
-    "FunctionToolset": ".functions",
-    "tool": ".functions",
-    "Renderer": ".render",
-    "head_tail": ".render",
-    "strip_fence": ".texttools",
-    "textualize": ".texttools",
-    "assemble_system_prompt": ".prompt",
-    "MemoryStore": ".memory",
-    "VerbatimBuilder": ".verbatim",
-    "sessions_to_prune": ".retention",
-    "atomic_write": ".files",
-    "confined": ".files",
-    "FileReadError": ".files",
-    "PathEscapeError": ".files",
-    "read_text_file": ".files",
-    "read_text_stream": ".files",
-    "RedactingFormatter": ".redact",
-    "redact_data": ".redact",
-    "redact_text": ".redact",
-    "redact_url": ".redact",
-    "decode_arguments": ".arguments",
-    "pid_alive": ".processes",
-    "start_watchdog": ".processes",
-    "use_wal": ".sqlitewal",
-    "Frontmatter": ".agents.frontmatter",
-    "read_frontmatter": ".agents.frontmatter",
-    "FolderLoader": ".agents.loader",
-    "definition_from_frontmatter": ".agents.parse",
-    "Skill": ".agents.skills",
-    "find_skill": ".agents.skills",
-    "SkillScan": ".agents.skills",
-    "discover_skills": ".agents.skills",
-    "skill_folders": ".agents.skills",
-    "skill_resources": ".agents.skills",
-    "split_frontmatter": ".agents.frontmatter",
-    "Outcome": ".session",
-    "RunResult": ".session",
-    "Session": ".session",
+    "ToolCallRecord": ".engine.toolbox",
+    "run": ".assembly.facade",
+    "FunctionTool": ".engine.functions",
+    "FunctionToolset": ".engine.functions",
+    "tool": ".engine.functions",
+    "Renderer": ".engine.render",
+    "head_tail": ".engine.render",
+    "strip_fence": ".engine.texttools",
+    "textualize": ".engine.texttools",
+    "assemble_system_prompt": ".engine.prompt",
+    "MemoryStore": ".parts.memorystore",
+    "VerbatimBuilder": ".parts.verbatim",
+    "sessions_to_prune": ".support.retention",
+    "atomic_write": ".support.files",
+    "confined": ".support.files",
+    "FileReadError": ".support.files",
+    "PathEscapeError": ".support.files",
+    "read_text_file": ".support.files",
+    "read_text_stream": ".support.files",
+    "RedactingFormatter": ".support.redact",
+    "redact_data": ".support.redact",
+    "redact_text": ".support.redact",
+    "redact_url": ".support.redact",
+    "decode_arguments": ".engine.arguments",
+    "pid_alive": ".support.processes",
+    "start_watchdog": ".support.processes",
+    "use_wal": ".support.sqlitewal",
+    "Frontmatter": ".engine.definitions.frontmatter",
+    "read_frontmatter": ".engine.definitions.frontmatter",
+    "FolderLoader": ".engine.definitions.loader",
+    "definition_from_frontmatter": ".engine.definitions.parse",
+    "Skill": ".engine.definitions.skills",
+    "find_skill": ".engine.definitions.skills",
+    "SkillScan": ".engine.definitions.skills",
+    "discover_skills": ".engine.definitions.skills",
+    "skill_folders": ".engine.definitions.skills",
+    "skill_resources": ".engine.definitions.skills",
+    "split_frontmatter": ".engine.definitions.frontmatter",
+    "Outcome": ".engine.session",
+    "RunResult": ".engine.session",
+    "Session": ".engine.session",
     # -- Configuration and assembly
-    "find_config_file": ".config",
-    "load_config": ".config",
-    "read_config": ".config",
-    "validate_config": ".config",
-    "validate_part": ".config",
-    "load_part": ".config",
-    "PluginHost": ".plugins",
-    "cache_dir": ".plugins",
-    "data_dir": ".plugins",
-    "build_stack": ".stack",
-    "AgentCatalog": ".catalog",
-    "find_agents": ".catalog",
+    "find_config_file": ".assembly.config",
+    "load_config": ".assembly.config",
+    "read_config": ".assembly.config",
+    "validate_config": ".assembly.config",
+    "validate_part": ".assembly.config",
+    "load_part": ".assembly.config",
+    "PluginHost": ".assembly.plugins",
+    "cache_dir": ".assembly.plugins",
+    "data_dir": ".assembly.plugins",
+    "build_stack": ".assembly.stack",
+    "AgentCatalog": ".assembly.catalog",
+    "find_agents": ".assembly.catalog",
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from .functions import tool
+from .engine.functions import tool
 
 
 @tool(writes=False)

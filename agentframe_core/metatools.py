@@ -19,10 +19,10 @@ so any stack opts in per tool, and no dispatcher is written twice.
 
 from __future__ import annotations
 
-from .functions import tool
-from .model import Entry, EntryKind
-from .protocols import RunContext
-from .tools import ToolResult
+from .contract.model import Entry, EntryKind
+from .contract.protocols import RunContext
+from .contract.tools import ToolResult
+from .engine.functions import tool
 
 __all__ = ["load_tool_result", "report_inability", "search_tool_results"]
 

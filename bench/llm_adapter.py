@@ -30,8 +30,8 @@ from agentframe_adapter_openai import OpenAIAdapter, OpenAIOptions
 from agentframe_adapter_openai.wire import parse_completion
 from agentframe_llamacpp import LlamaCppAdapter, LlamaCppOptions, LlamaRuntime
 
-from agentframe_core.llm import CompletionRequest
-from agentframe_core.model import Message
+from agentframe_core.contract.llm import CompletionRequest
+from agentframe_core.contract.model import Message
 
 SYSTEM = "You are a helpful assistant. Answer in one short sentence."
 

@@ -28,7 +28,7 @@ from agentframe_core import (
     VerbatimBuilder,
     tool,
 )
-from agentframe_core.promptcache import clear
+from agentframe_core.engine.promptcache import clear
 from agentframe_core.testing import ScriptedAdapter
 
 

@@ -137,9 +137,9 @@ async def stage2(
     from agentframe_memory.select import selected
 
     from agentframe_core import RunContext, Stack
-    from agentframe_core.memory import MemoryStore
+    from agentframe_core.parts.memorystore import MemoryStore
+    from agentframe_core.parts.verbatim import VerbatimBuilder
     from agentframe_core.testing import ScriptedAdapter
-    from agentframe_core.verbatim import VerbatimBuilder
 
     adapter: Any
     if model is None:

@@ -25,10 +25,10 @@ from agentframe_memory.options import MemoryOptions
 from agentframe_memory.retriever import MemoryRetriever
 from llama_options import bench_options
 
-import agentframe_core.session as loop
+import agentframe_core.engine.session as loop
 from agentframe_core import Message, Session, Stack
-from agentframe_core.memory import MemoryStore
-from agentframe_core.verbatim import VerbatimBuilder
+from agentframe_core.parts.memorystore import MemoryStore
+from agentframe_core.parts.verbatim import VerbatimBuilder
 
 DATA = Path(__file__).with_name("data") / "memory_recall.json"
 AFTER = loop.place_retrieved

@@ -37,9 +37,9 @@ from agentframe_store_postgres.testing import TempServer, postgres_binaries
 from agentframe_store_sqlite import SqliteStore
 from agentframe_store_sqlite.schema import open_database
 
-from agentframe_core.memory import MemoryStore
-from agentframe_core.model import Compaction, Entry, EntryKind
-from agentframe_core.protocols import ExportableStore, StoredEntry
+from agentframe_core.contract.model import Compaction, Entry, EntryKind
+from agentframe_core.contract.protocols import ExportableStore, StoredEntry
+from agentframe_core.parts.memorystore import MemoryStore
 
 #: The throwaway server's DSN, when PostgreSQL binaries exist (set by `main`).
 POSTGRES: list[str] = []

@@ -22,13 +22,13 @@ from pathlib import Path
 
 from agentframe_llamacpp import LlamaCppAdapter, LlamaCppOptions, LlamaRuntime, ModelOptions
 
-from agentframe_core.config import Limits
+from agentframe_core.assembly.config import Limits
+from agentframe_core.assembly.stack import Stack
+from agentframe_core.engine.functions import FunctionToolset
+from agentframe_core.engine.session import Session
 from agentframe_core.examples import add
-from agentframe_core.functions import FunctionToolset
-from agentframe_core.memory import MemoryStore
-from agentframe_core.session import Session
-from agentframe_core.stack import Stack
-from agentframe_core.verbatim import VerbatimBuilder
+from agentframe_core.parts.memorystore import MemoryStore
+from agentframe_core.parts.verbatim import VerbatimBuilder
 
 #: (prompt, a, b): what a correct `add` call carries (in either order).
 PROMPTS: list[tuple[str, float, float]] = [

@@ -9,11 +9,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentframe_core.config import load_config, read_config, validate_part
-from agentframe_core.configtypes import Limits
-from agentframe_core.errors import ConfigError
-from agentframe_core.plugins import PluginHost
-from agentframe_core.registry import Kind
+from agentframe_core.assembly.config import load_config, read_config, validate_part
+from agentframe_core.assembly.plugins import PluginHost
+from agentframe_core.contract.configtypes import Limits
+from agentframe_core.contract.errors import ConfigError
+from agentframe_core.contract.registry import Kind
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_wrong_type(host, tmp_path):
 
 def test_unknown_use_lists_installed_names_and_install_hint(host, tmp_path, monkeypatch):
     # A first-party store that is not installed (this checkout installs every real one).
-    from agentframe_core import plugins
+    from agentframe_core.assembly import plugins
 
     first_party = ("agentframe-store-warp", "plugins/stores/warp")
     monkeypatch.setitem(plugins.FIRST_PARTY, "warp", first_party)
@@ -271,8 +271,8 @@ def test_a_factory_that_fails_is_reported_with_its_config_path(tmp_path):
     import types
 
     from agentframe_core import hookimpl
-    from agentframe_core.configtypes import PartBuildError
-    from agentframe_core.stack import build_stack
+    from agentframe_core.assembly.stack import build_stack
+    from agentframe_core.contract.configtypes import PartBuildError
 
     def agentframe_stores(register):
         def broken(options):

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from agentframe_core import RunContext, ToolCall, tool
-from agentframe_core.functions import FunctionToolset, import_tool
+from agentframe_core.engine.functions import FunctionToolset, import_tool
 
 
 class Point(BaseModel):

@@ -72,8 +72,9 @@ def test_the_extension_points_agree_with_the_hooks_the_stack_and_the_config() ->
     import dataclasses
     import inspect
 
-    from agentframe_core import Config, Kind, Stack, hookspecs
-    from agentframe_core.extensions import EXTENSION_POINTS, STACK_POINTS
+    from agentframe_core import Config, Kind, Stack
+    from agentframe_core.contract import hookspecs
+    from agentframe_core.contract.extensions import EXTENSION_POINTS, STACK_POINTS
 
     assert [point.kind for point in EXTENSION_POINTS] == list(Kind)
     registration_hooks = {

@@ -13,7 +13,7 @@ from stacks import call
 
 from agentframe_core import Entry, EntryKind, RunContext, ToolResult, tool
 from agentframe_core.cli.run import result_json
-from agentframe_core.session import Outcome, Session
+from agentframe_core.engine.session import Outcome, Session
 
 
 @tool
@@ -419,7 +419,7 @@ async def test_a_retriever_that_finds_nothing_is_still_reported(make_stack, capl
     ],
 )
 def test_token_filter_in_text_tools_mode(chunks, shown):
-    from agentframe_core.calling import _TokenFilter
+    from agentframe_core.engine.calling import _TokenFilter
 
     seen: list[str] = []
     token_filter = _TokenFilter(seen.append, hide_json=True)
@@ -521,7 +521,7 @@ async def test_an_on_tool_callback_that_raises_does_not_break_the_run(make_stack
 
 
 async def test_a_failing_store_during_parallel_calls_raises_the_real_error(make_stack):
-    from agentframe_core.memory import MemoryStore
+    from agentframe_core.parts.memorystore import MemoryStore
 
     class FlakyStore(MemoryStore):
         async def append(self, session_id, entry):
@@ -556,7 +556,7 @@ async def test_a_fence_inside_prose_is_not_a_tool_call(make_stack):
 
 
 def test_renderer_keeps_calls_and_results_together():
-    from agentframe_core.render import NO_RESULT, Renderer
+    from agentframe_core.engine.render import NO_RESULT, Renderer
 
     def entry(kind, content="", **fields):
         return Entry(kind=EntryKind(kind), content=content, **fields)

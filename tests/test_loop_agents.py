@@ -9,7 +9,7 @@ import pytest
 from stacks import call
 
 from agentframe_core import AgentDefinition, EntryKind, tool
-from agentframe_core.session import Outcome, Session
+from agentframe_core.engine.session import Outcome, Session
 
 runs: list[str] = []
 
@@ -190,7 +190,7 @@ async def test_agent_model_is_requested(make_stack):
 
 
 async def test_an_override_naming_a_tool_the_stack_lacks_is_an_error(make_stack):
-    from agentframe_core.errors import UnknownToolOverrideError
+    from agentframe_core.contract.errors import UnknownToolOverrideError
 
     stack = make_stack(["never"], [read])
     bad = agent(toolNameOverrides={"grep": "search"})

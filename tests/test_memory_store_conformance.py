@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentframe_core.memory import MemoryStore
+from agentframe_core.parts.memorystore import MemoryStore
 from agentframe_core.testing import StoreConformance
 
 

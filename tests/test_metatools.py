@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from stacks import call
 
+from agentframe_core.assembly.stack import Stack
 from agentframe_core.cli.run import result_json
-from agentframe_core.functions import FunctionToolset, tool
+from agentframe_core.contract.tools import ToolResult
+from agentframe_core.engine.functions import FunctionToolset, tool
+from agentframe_core.engine.session import Outcome, Session
 from agentframe_core.metatools import load_tool_result, report_inability, search_tool_results
-from agentframe_core.session import Outcome, Session
-from agentframe_core.stack import Stack
-from agentframe_core.tools import ToolResult
 
 BIG = "".join(f"line {i:05d} of the report\n" for i in range(3_000))  # ~75 000 characters
 
@@ -123,7 +123,7 @@ async def test_earlier_results_are_searchable(
 
 
 async def test_the_meta_tools_load_through_the_functions_dispatcher() -> None:
-    from agentframe_core.bundled import FunctionsOptions, _functions
+    from agentframe_core.parts.plugin import FunctionsOptions, _functions
 
     refs = [f"agentframe_core.metatools:{t.spec.name}" for t in META]
     toolset = _functions(FunctionsOptions.model_validate({"import": refs}))

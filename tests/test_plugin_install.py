@@ -17,7 +17,7 @@ GOOD_PLUGIN = '''
 from pydantic import BaseModel, ConfigDict
 
 from agentframe_core import hookimpl
-from agentframe_core.memory import MemoryStore
+from agentframe_core.parts.memorystore import MemoryStore
 
 
 class Options(BaseModel):

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agentframe_core import AgentDefinition
-from agentframe_core.prompt import assemble_system_prompt
-from agentframe_core.promptcache import cached_system_prompt, clear
+from agentframe_core.engine.prompt import assemble_system_prompt
+from agentframe_core.engine.promptcache import cached_system_prompt, clear
 
 TOOLS = {"add": "add"}
 

@@ -77,9 +77,9 @@ def test_in_repo_plugins_import_only_the_public_surface() -> None:
 def test_the_scan_catches_an_internal_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text(
-        "from agentframe_core.config import load_config\n"
+        "from agentframe_core.assembly.config import load_config\n"
         "from agentframe_core import Session, not_a_public_name\n"
-        "import agentframe_core.session\n"
+        "import agentframe_core.engine.session\n"
         "from agentframe_core.testing.conformance.store import StoreConformance\n"
     )
     tree = ast.parse(bad.read_text())
@@ -89,9 +89,9 @@ def test_the_scan_catches_an_internal_import(tmp_path: Path) -> None:
         if name not in SURFACE.get(module, set())
     ]
     assert flagged == [
-        ("agentframe_core.config", "load_config"),
+        ("agentframe_core.assembly.config", "load_config"),
         ("agentframe_core", "not_a_public_name"),
-        ("agentframe_core.session", "*"),
+        ("agentframe_core.engine.session", "*"),
         ("agentframe_core.testing.conformance.store", "StoreConformance"),
     ]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from agentframe_core import Snippet, ToolCall
+from agentframe_core.engine.functions import FunctionToolset
 from agentframe_core.examples import add, current_time
-from agentframe_core.functions import FunctionToolset
+from agentframe_core.parts.verbatim import VerbatimBuilder
 from agentframe_core.testing import (
     ContextBuilderConformance,
     RetrieverConformance,
     ToolDispatcherConformance,
 )
-from agentframe_core.verbatim import VerbatimBuilder
 
 
 class TestVerbatimBuilder(ContextBuilderConformance):

@@ -7,8 +7,8 @@ import types
 from stacks import call
 
 from agentframe_core import Entry, EntryKind, hookimpl, tool
-from agentframe_core.plugins import PluginHost
-from agentframe_core.session import Session
+from agentframe_core.assembly.plugins import PluginHost
+from agentframe_core.engine.session import Session
 
 
 @tool
@@ -56,10 +56,10 @@ async def test_prepare_drops_resolved_notifications(make_stack):
 
 
 def test_doctor_checks_of_plugins_are_isolated(tmp_path):
+    from agentframe_core.assembly.config import load_config
     from agentframe_core.cli.app import App
     from agentframe_core.cli.doctor import _plugin_checks
-    from agentframe_core.config import load_config
-    from agentframe_core.diagnosis import Diagnosis
+    from agentframe_core.contract.diagnosis import Diagnosis
 
     def good(config):
         return [Diagnosis("thing", True, f"adapter is {config.adapter.name}")]

@@ -8,8 +8,8 @@ from dataclasses import replace
 import jsonschema
 import pytest
 
-from agentframe_core.llm import Completion, CompletionRequest, Usage
-from agentframe_core.model import ToolCall
+from agentframe_core.contract.llm import Completion, CompletionRequest, Usage
+from agentframe_core.contract.model import ToolCall
 from agentframe_core.testing import AdapterConformance, ScriptedAdapter
 from agentframe_core.testing.conformance.adapter import (
     ANSWER_SCHEMA,

@@ -8,14 +8,14 @@ import pytest
 from click.testing import CliRunner
 
 from agentframe_core import hookimpl
+from agentframe_core.assembly.plugins import PluginHost
 from agentframe_core.cli.app import App
 from agentframe_core.cli.sessions import sessions
-from agentframe_core.memory import MemoryStore
-from agentframe_core.model import Compaction, Entry, EntryKind, SessionInfo
-from agentframe_core.plugins import PluginHost
-from agentframe_core.protocols import StoredEntry
-from agentframe_core.registry import Register
-from agentframe_core.transfer import TransferError, dump_line, read_lines
+from agentframe_core.contract.model import Compaction, Entry, EntryKind, SessionInfo
+from agentframe_core.contract.protocols import StoredEntry
+from agentframe_core.contract.registry import Register
+from agentframe_core.parts.memorystore import MemoryStore
+from agentframe_core.support.transfer import TransferError, dump_line, read_lines
 
 
 async def sample_store() -> MemoryStore:

@@ -10,7 +10,7 @@ import pytest
 from stacks import call
 
 from agentframe_core import SessionDeletedError, tool
-from agentframe_core.session import Session
+from agentframe_core.engine.session import Session
 
 
 async def test_a_session_deleted_while_the_model_answers_gets_nothing_more(make_stack):
@@ -84,7 +84,7 @@ async def test_a_queued_message_answered_by_the_holder_is_reported_not_answered_
 
 def test_the_reported_answer_is_the_first_after_the_message_not_a_later_turns() -> None:
     from agentframe_core import Entry, EntryKind
-    from agentframe_core.turnlease import reply_to
+    from agentframe_core.support.turnlease import reply_to
 
     def entry(kind: EntryKind, content: str = "", **fields: object) -> Entry:
         return Entry(kind=kind, content=content, **fields)  # type: ignore[arg-type]

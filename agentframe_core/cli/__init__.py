@@ -46,7 +46,7 @@ class AgentframeGroup(click.Group):
         return _plugin_command(ctx, name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from ..plugins import read_manifest
+        from ..assembly.plugins import read_manifest
 
         kernel = [(name, help) for name, (_, help) in sorted(KERNEL_COMMANDS.items())]
         plugins = sorted(_manifest_commands().items())
@@ -61,7 +61,7 @@ class AgentframeGroup(click.Group):
 
 
 def _manifest_commands() -> dict[str, str]:
-    from ..plugins import read_manifest
+    from ..assembly.plugins import read_manifest
 
     found: dict[str, str] = {}
     for record in read_manifest().values():
@@ -72,7 +72,7 @@ def _manifest_commands() -> dict[str, str]:
 
 
 def _plugin_command(ctx: click.Context, name: str) -> click.Command | None:
-    from ..plugins import read_manifest
+    from ..assembly.plugins import read_manifest
 
     app = ctx.ensure_object(App)
     host = app.host

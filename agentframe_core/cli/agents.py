@@ -12,11 +12,11 @@ import yaml
 from .app import App, emit_json, handle_errors, pass_app, utf8_argument, warn
 
 if TYPE_CHECKING:
-    from ..agent import AgentDefinition
-    from ..catalog import AgentCatalog
-    from ..configtypes import Config
-    from ..errors import AgentDefinitionError
-    from ..tools import Tool
+    from ..assembly.catalog import AgentCatalog
+    from ..contract.configtypes import Config
+    from ..contract.definition import AgentDefinition
+    from ..contract.errors import AgentDefinitionError
+    from ..contract.tools import Tool
 
 
 @click.group()
@@ -82,8 +82,8 @@ def list_(app: App, as_json: bool) -> None:
 def show(app: App, name: str, as_json: bool) -> None:
     """The resolved definition of NAME and its fully assembled system prompt, with the tools
     of the configured stack (or none, saying why, when the stack cannot be built)."""
-    from ..errors import AgentDefinitionError
-    from ..prompt import assemble_system_prompt
+    from ..contract.errors import AgentDefinitionError
+    from ..engine.prompt import assemble_system_prompt
 
     with handle_errors():
         catalog = _catalog(app)
@@ -138,7 +138,7 @@ def show(app: App, name: str, as_json: bool) -> None:
 
 def _stack_tools(app: App, agent: AgentDefinition) -> tuple[list[Tool] | None, str]:
     """The tools of the configured stack, or None and why not."""
-    from ..protocols import RunContext
+    from ..contract.protocols import RunContext
 
     try:
         stack = app.stack()
@@ -224,7 +224,7 @@ def _check_visible(app: App) -> list[CheckResult]:
     for entry in catalog.entries.values():
         for definition in (entry.definition, *entry.shadows):
             results.append((definition.path, definition, _prompt_errors(definition)))
-    from ..errors import AgentDefinitionError
+    from ..contract.errors import AgentDefinitionError
 
     for failure in catalog.failures:
         error = AgentDefinitionError(f"loader {failure.loader!r} failed: {failure.error}")
@@ -233,9 +233,9 @@ def _check_visible(app: App) -> list[CheckResult]:
 
 
 def _check_paths(app: App, paths: tuple[Path, ...]) -> list[CheckResult]:
-    from ..agents.loader import AgentframeLoader, FolderLoader
-    from ..catalog import build_loaders
-    from ..errors import AgentDefinitionError
+    from ..assembly.catalog import build_loaders
+    from ..contract.errors import AgentDefinitionError
+    from ..engine.definitions.loader import AgentframeLoader, FolderLoader
 
     named = build_loaders(app.host, _config(app, quiet=True))[0]
     loaders = [loader for _, loader in named if isinstance(loader, FolderLoader)]
@@ -257,8 +257,8 @@ def _check_paths(app: App, paths: tuple[Path, ...]) -> list[CheckResult]:
 
 def _prompt_errors(definition: AgentDefinition) -> list[AgentDefinitionError]:
     """Assemble the prompt (with no tools) to find render errors and missing skills."""
-    from ..errors import AgentDefinitionError
-    from ..prompt import assemble_system_prompt
+    from ..contract.errors import AgentDefinitionError
+    from ..engine.prompt import assemble_system_prompt
 
     try:
         assemble_system_prompt(definition, {}, cwd=Path.cwd())
@@ -273,7 +273,7 @@ def _prompt_errors(definition: AgentDefinition) -> list[AgentDefinitionError]:
 def _config(app: App, *, quiet: bool = False) -> Config | None:
     """The config in force for its `agents:` folders; None (with a warning) when there is no
     config file or it does not load."""
-    from ..errors import ConfigError
+    from ..contract.errors import ConfigError
 
     if app.config_path() is None:
         return None
@@ -286,7 +286,7 @@ def _config(app: App, *, quiet: bool = False) -> Config | None:
 
 
 def _catalog(app: App, *, quiet: bool = False) -> AgentCatalog:
-    from ..catalog import find_agents
+    from ..assembly.catalog import find_agents
 
     return find_agents(app.host, _config(app, quiet=quiet), Path.cwd())
 

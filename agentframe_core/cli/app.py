@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from ..configtypes import Config
-    from ..plugins import PluginHost
-    from ..protocols import Stack
+    from ..assembly.plugins import PluginHost
+    from ..contract.configtypes import Config
+    from ..contract.protocols import Stack
 
 EXIT_ERROR = 1
 EXIT_CONFIG = 2
@@ -33,7 +33,7 @@ class App:
         """Apply the root options (the App may exist already: resolving a plugin command
         needs the plugin host before the root callback runs)."""
         self.config_file, self.profile, self.verbose = config_file, profile, verbose
-        from ..redact import RedactingFormatter
+        from ..support.redact import RedactingFormatter
 
         level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
         logging.basicConfig(level=level, force=True)
@@ -43,23 +43,23 @@ class App:
     @property
     def host(self) -> PluginHost:
         if self._host is None:
-            from ..plugins import PluginHost
+            from ..assembly.plugins import PluginHost
 
             self._host = PluginHost()
         return self._host
 
     def config_path(self) -> Path | None:
-        from ..config import find_config_file
+        from ..assembly.config import find_config_file
 
         return find_config_file(self.config_file)
 
     def config(self) -> Config:
-        from ..config import load_config
+        from ..assembly.config import load_config
 
         return load_config(self.host, self.config_path(), self.profile)
 
     def stack(self) -> Stack:
-        from ..stack import build_stack
+        from ..assembly.stack import build_stack
 
         return build_stack(self.config(), self.host)
 
@@ -98,8 +98,8 @@ def warn(message: str) -> None:
 @contextlib.contextmanager
 def handle_errors() -> Iterator[None]:
     """Turn the errors a user can act on into a message and an exit code, not a traceback."""
-    from ..errors import AgentframeError, ConfigError
-    from ..redact import redact_text
+    from ..contract.errors import AgentframeError, ConfigError
+    from ..support.redact import redact_text
 
     try:
         yield

@@ -20,8 +20,8 @@ def config() -> None:
 @pass_app
 def show(app: App, as_json: bool) -> None:
     """Print the resolved config: profile applied, ${ENV} interpolated."""
-    from ..config import read_config
-    from ..redact import redact_data
+    from ..assembly.config import read_config
+    from ..support.redact import redact_data
 
     path = app.config_path()
     located = read_config(path, app.profile)
@@ -41,9 +41,9 @@ def check(app: App, as_json: bool) -> None:
     """Validate the config against the installed plugins; exit 2 on any problem.
 
     Tool dispatchers are built and asked for their tools: two offering one name is an error."""
-    from ..errors import ConfigError
-    from ..redact import redact_text
-    from ..toolcheck import tool_name_clashes
+    from ..assembly.toolcheck import tool_name_clashes
+    from ..contract.errors import ConfigError
+    from ..support.redact import redact_text
 
     path = app.config_path()
     try:
@@ -89,6 +89,6 @@ def check(app: App, as_json: bool) -> None:
 @pass_app
 def schema(app: App) -> None:
     """Print the JSON Schema of the config file, with every installed part's options."""
-    from ..schema import config_schema
+    from ..assembly.schema import config_schema
 
     emit_json(config_schema(app.host))

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..diagnosis import Diagnosis
+from ..contract.diagnosis import Diagnosis
 from .app import App, emit_json, pass_app
 
 if TYPE_CHECKING:
-    from ..configtypes import Config
+    from ..contract.configtypes import Config
 
 
 Check = Diagnosis
@@ -25,7 +25,7 @@ Check = Diagnosis
 def doctor(app: App, as_json: bool, quick: bool) -> None:
     """Check the installation and the config in force, and ask the configured model for one
     token (unless --quick); exit 1 if anything is broken."""
-    from ..redact import redact_data, redact_text
+    from ..support.redact import redact_data, redact_text
 
     checks = [
         Check("python", True, f"{platform.python_version()} ({platform.python_implementation()})")
@@ -70,7 +70,7 @@ def _plugin_health(app: App) -> list[Check]:
 def _config_checks(app: App, quick: bool) -> list[Check]:
     """The config in force, its agents, what each plugin it uses needs, and (unless `quick`)
     one token from its model."""
-    from ..errors import ConfigError
+    from ..contract.errors import ConfigError
 
     path = app.config_path()
     source = str(path) if path else "embedded default"
@@ -97,7 +97,7 @@ def _config_checks(app: App, quick: bool) -> list[Check]:
 def _agents_check(app: App, cfg: Config) -> Check:
     from pathlib import Path
 
-    from ..catalog import find_agents
+    from ..assembly.catalog import find_agents
 
     catalog = find_agents(app.host, cfg, Path.cwd())
     names = ", ".join(catalog.names()) or "none"
@@ -144,9 +144,9 @@ def _model_check(cfg: Config, quick: bool) -> Check:
         return Check("model", True, "not asked (--quick)")
 
     async def ask() -> str:
-        from ..llm import CompletionRequest
-        from ..model import Message
-        from ..protocols import Closeable
+        from ..contract.llm import CompletionRequest
+        from ..contract.model import Message
+        from ..contract.protocols import Closeable
 
         adapter = cfg.adapter.build()
         try:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import AgentframeError
+from ..contract.errors import AgentframeError
 from .app import (
     EXIT_CONFIG,
     EXIT_ERROR,
@@ -31,11 +31,11 @@ from .app import (
 log = logging.getLogger("agentframe.cli")
 
 if TYPE_CHECKING:
-    from ..agent import AgentDefinition
-    from ..llm import Usage
-    from ..reports import CompactionReport
-    from ..session import RunResult, Session
-    from ..toolbox import ToolCallRecord
+    from ..contract.definition import AgentDefinition
+    from ..contract.llm import Usage
+    from ..contract.reports import CompactionReport
+    from ..engine.session import RunResult, Session
+    from ..engine.toolbox import ToolCallRecord
 
 log = logging.getLogger("agentframe.chat")
 
@@ -60,7 +60,7 @@ def _announce_config(app: App) -> None:
 def _agent(app: App, name: str | None, cwd: Path) -> AgentDefinition | None:
     if name is None:
         return None
-    from ..catalog import find_agents
+    from ..assembly.catalog import find_agents
 
     config = app.config()
     return find_agents(app.host, config, cwd).get(name)
@@ -156,7 +156,7 @@ def _report(result: RunResult, streamed: bool) -> None:
         click.echo(result.reply)
     elif streamed:
         click.echo()
-    from ..session import Outcome
+    from ..engine.session import Outcome
 
     if result.outcome is not Outcome.COMPLETED and result.outcome is not Outcome.TERMINAL_TOOL:
         warn(f"stopped: {result.outcome.value} after {result.turns} model call(s)")
@@ -202,8 +202,8 @@ def run(
     {"error": {"type", "message"}} too. Exits with 1 when the run failed or stopped early
     (max turns, repetition, ...), 2 on a config error, 130 when interrupted (Ctrl-C).
     """
-    from ..facade import run as run_prompt
-    from ..session import Outcome
+    from ..assembly.facade import run as run_prompt
+    from ..engine.session import Outcome
 
     streamed = False
 
@@ -244,7 +244,7 @@ def _notice_new_session(session_id: str) -> None:
 def _json_errors(as_json: bool) -> Iterator[None]:
     """Ctrl-C exits with 130 (and, with --json, a JSON error); with --json, a named error is
     a JSON object on stdout rather than text."""
-    from ..errors import ConfigError
+    from ..contract.errors import ConfigError
 
     try:
         yield
@@ -274,7 +274,7 @@ def _json_errors(as_json: bool) -> Iterator[None]:
 def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
     Ctrl-D or /exit leaves."""
-    from ..session import Session
+    from ..engine.session import Session
 
     cwd = Path.cwd()
     _announce_config(app)
@@ -353,7 +353,7 @@ async def _repl(session: Session) -> None:
 
 def _turn_failed(err: Exception, streamed: bool) -> bool:
     """Report a failed turn (no traceback; -vv logs it); True if the chat must end."""
-    from ..turnlease import SessionDeletedError
+    from ..support.turnlease import SessionDeletedError
 
     if streamed:
         click.echo()

@@ -13,19 +13,19 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import click
 
-from ..lineage import child_pointers, parent_link
+from ..support.lineage import child_pointers, parent_link
 from .app import App, emit_json, pass_app, utf8_argument
 
 if TYPE_CHECKING:
-    from ..model import SessionInfo
-    from ..protocols import Store, StoredEntry
+    from ..contract.model import SessionInfo
+    from ..contract.protocols import Store, StoredEntry
 
 T = TypeVar("T")
 
 
 def with_store(app: App, work: Callable[[Store], Awaitable[T]]) -> T:
     """Build just the configured store, run `work` on it, close it."""
-    from ..protocols import Closeable
+    from ..contract.protocols import Closeable
 
     store = app.config().store.build()
 
@@ -172,8 +172,8 @@ def _capable(store: Store, protocol: type, what: str, lacks: str | None = None) 
 def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
     """Write sessions (all of them, or SESSION_IDS) as JSON Lines: every entry, with its
     pending and subsumed state, in order. `agentframe sessions import` reads it back."""
-    from ..protocols import ExportableStore
-    from ..transfer import dump_line
+    from ..contract.protocols import ExportableStore
+    from ..support.transfer import dump_line
 
     async def work(store: Store) -> list[tuple[str, list[StoredEntry]]]:
         _capable(store, ExportableStore, "export sessions")
@@ -194,7 +194,7 @@ def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
         for line in lines:
             click.echo(line)
         return
-    from ..files import atomic_write
+    from ..support.files import atomic_write
 
     output.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(output, "".join(line + "\n" for line in lines))
@@ -207,9 +207,9 @@ def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
 def import_(app: App, file: str, replace: bool) -> None:
     """Recreate the sessions of a JSON Lines export (FILE, or - for stdin), exactly. The
     whole file is checked first: a bad line is reported and nothing is imported."""
-    from ..files import read_text_file, read_text_stream
-    from ..protocols import ExportableStore
-    from ..transfer import IMPORT_LIMIT, read_lines
+    from ..contract.protocols import ExportableStore
+    from ..support.files import read_text_file, read_text_stream
+    from ..support.transfer import IMPORT_LIMIT, read_lines
 
     if file == "-":
         text = read_text_stream(sys.stdin.buffer, IMPORT_LIMIT, "session export")
@@ -251,7 +251,7 @@ def _doomed(
     newest_first: list[SessionInfo], older_than: timedelta | None, keep_last: int | None
 ) -> list[str]:
     """What `PrunableStore.prune` deletes by its contract, for `--dry-run`."""
-    from ..retention import sessions_to_prune
+    from ..support.retention import sessions_to_prune
 
     pairs = [(info.id, info.updated_at) for info in newest_first]
     return sessions_to_prune(pairs, older_than=older_than, keep_last=keep_last)
@@ -289,7 +289,7 @@ def prune(
 ) -> None:
     """Delete old sessions. With both rules, a session either rule selects is deleted: keep at
     most N sessions, none older than AGE."""
-    from ..protocols import PrunableStore
+    from ..contract.protocols import PrunableStore
 
     if older_than is None and keep_last is None and not vacuum:
         raise click.UsageError("say what to prune: --older-than AGE and/or --keep-last N")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ..parts.scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExhaustedError
 from .children import Child, start_together
 from .cli import run_cli
-from .scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExhaustedError
 
 #: The kits, and the scenario data an adapter's or loader's own tests reuse.
 _KITS = {

@@ -22,12 +22,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..config import load_part
-from ..model import Compaction, Entry, EntryKind
-from ..plugins import PluginHost
-from ..protocols import Closeable, Store
-from ..redact import redact_text
-from ..registry import Kind
+from ..assembly.config import load_part
+from ..assembly.plugins import PluginHost
+from ..contract.model import Compaction, Entry, EntryKind
+from ..contract.protocols import Closeable, Store
+from ..contract.registry import Kind
+from ..support.redact import redact_text
 
 USAGE = "usage: python -m agentframe_core.testing.storechurn CONFIG SESSION EVERY"
 #: Visible entries a compaction leaves unfolded.

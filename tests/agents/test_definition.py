@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agentframe_core.agent import AgentDefinition, Backoff
-from agentframe_core.agents import load_definition
-from agentframe_core.errors import InvalidFieldError, UnknownToolOverrideError
-from agentframe_core.tools import Tool
+from agentframe_core.contract.definition import AgentDefinition, Backoff
+from agentframe_core.contract.errors import InvalidFieldError, UnknownToolOverrideError
+from agentframe_core.contract.tools import Tool
+from agentframe_core.engine.definitions import load_definition
 
 VALID = Path(__file__).parent / "definitions" / "valid"
 

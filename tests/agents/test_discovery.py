@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from agentframe_core import hookimpl
-from agentframe_core.agent import AgentDefinition
-from agentframe_core.agents import AgentframeLoader, parse_definition
-from agentframe_core.catalog import catalog_from_loaders, find_agents
-from agentframe_core.config import load_config
-from agentframe_core.configtypes import Config
-from agentframe_core.errors import InvalidFieldError, UnknownAgentError
-from agentframe_core.plugins import PluginHost
+from agentframe_core.assembly.catalog import catalog_from_loaders, find_agents
+from agentframe_core.assembly.config import load_config
+from agentframe_core.assembly.plugins import PluginHost
+from agentframe_core.contract.configtypes import Config
+from agentframe_core.contract.definition import AgentDefinition
+from agentframe_core.contract.errors import InvalidFieldError, UnknownAgentError
+from agentframe_core.engine.definitions import AgentframeLoader, parse_definition
 
 AGENTS = ".agentframe/agents"
 

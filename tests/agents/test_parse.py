@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agentframe_core.agent import AgentDefinition, Backoff
-from agentframe_core.agents import load_definition, parse_definition
-from agentframe_core.errors import (
+from agentframe_core.contract.definition import AgentDefinition, Backoff
+from agentframe_core.contract.errors import (
     AgentDefinitionError,
     AgentframeError,
     AgentParseError,
@@ -18,6 +17,7 @@ from agentframe_core.errors import (
     MissingFieldError,
     UnknownToolOverrideError,
 )
+from agentframe_core.engine.definitions import load_definition, parse_definition
 
 DEFINITIONS = Path(__file__).parent / "definitions"
 VALID = DEFINITIONS / "valid"

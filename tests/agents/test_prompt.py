@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agentframe_core.agent import AgentDefinition
-from agentframe_core.agents import load_definition, parse_definition
-from agentframe_core.errors import AgentParseError, AgentTemplateError, UnknownSkillError
-from agentframe_core.prompt import agents_md_files, assemble_system_prompt
+from agentframe_core.contract.definition import AgentDefinition
+from agentframe_core.contract.errors import AgentParseError, AgentTemplateError, UnknownSkillError
+from agentframe_core.engine.definitions import load_definition, parse_definition
+from agentframe_core.engine.prompt import agents_md_files, assemble_system_prompt
 
 VALID = Path(__file__).parent / "definitions" / "valid"
 TODAY = date(2025, 3, 9)

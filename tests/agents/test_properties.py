@@ -10,10 +10,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentframe_core.agent import FRONTMATTER_KEYS, AgentDefinition
-from agentframe_core.agents import parse_definition
-from agentframe_core.errors import AgentDefinitionError
-from agentframe_core.prompt import assemble_system_prompt
+from agentframe_core.contract.definition import FRONTMATTER_KEYS, AgentDefinition
+from agentframe_core.contract.errors import AgentDefinitionError
+from agentframe_core.engine.definitions import parse_definition
+from agentframe_core.engine.prompt import assemble_system_prompt
 
 SETTINGS = settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -11,12 +11,12 @@ from click.testing import CliRunner
 from stacks import call
 
 from agentframe_core import EntryKind
-from agentframe_core.catalog import find_agents
+from agentframe_core.assembly.catalog import find_agents
+from agentframe_core.assembly.plugins import PluginHost
 from agentframe_core.cli import cli
+from agentframe_core.engine.prompt import assemble_system_prompt
+from agentframe_core.engine.session import Session
 from agentframe_core.examples import add, current_time
-from agentframe_core.plugins import PluginHost
-from agentframe_core.prompt import assemble_system_prompt
-from agentframe_core.session import Session
 
 AGENTS = ".agentframe/agents"
 

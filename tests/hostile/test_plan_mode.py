@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentframe_core import Tool, tool
-from agentframe_core.functions import import_tool
+from agentframe_core.engine.functions import import_tool
 
 
 def config(tmp_path: Path) -> str:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentframe_core.agents.template import PromptTemplate
-from agentframe_core.errors import AgentTemplateError
+from agentframe_core.contract.errors import AgentTemplateError
+from agentframe_core.engine.definitions.template import PromptTemplate
 
 NESTED = "${% for i in range(100000) %}${% for j in range(100000) %}${% endfor %}${% endfor %}"
 HOSTILE = {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentframe_core.files import CONFIG_FILE_LIMIT, FileReadError, read_text_file
+from agentframe_core.support.files import CONFIG_FILE_LIMIT, FileReadError, read_text_file
 
 CONFIG = "adapter: {use: scripted, replies: [hi]}\nstore: memory\n"
 
@@ -108,8 +108,8 @@ def test_sessions_import_reads_only_a_bounded_regular_file(hostile, tmp_path, ki
 
 def test_a_huge_skill_file_is_a_named_error(tmp_path: Path):
     from agentframe_core import AgentDefinition
-    from agentframe_core.errors import AgentParseError
-    from agentframe_core.prompt import resolve_skills
+    from agentframe_core.contract.errors import AgentParseError
+    from agentframe_core.engine.prompt import resolve_skills
 
     skills = tmp_path / ".agentframe" / "skills"
     skills.mkdir(parents=True)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentframe_core.errors import AgentParseError, ConfigError
-from agentframe_core.yamlsource import load_yaml_text
+from agentframe_core.contract.errors import AgentParseError, ConfigError
+from agentframe_core.support.yamlsource import load_yaml_text
 
 
 def bomb(levels: int = 9, key: str = "x") -> str:
@@ -80,7 +80,7 @@ def test_a_bomb_in_one_agent_file_skips_that_file_only(hostile, tmp_path: Path):
 
 
 def test_a_bomb_in_a_frontmatter_is_a_parse_error():
-    from agentframe_core.agents import parse_definition
+    from agentframe_core.engine.definitions import parse_definition
 
     with pytest.raises(AgentParseError) as caught:
         parse_definition(frontmatter("bomb", "x: &a [*a]\n"), Path("bomb.md"))
@@ -98,7 +98,7 @@ def test_a_key_given_twice_is_an_error_naming_both_lines():
 
 
 def test_a_key_given_twice_in_a_frontmatter_names_the_file_line():
-    from agentframe_core.agents import parse_definition
+    from agentframe_core.engine.definitions import parse_definition
 
     with pytest.raises(AgentParseError) as caught:
         parse_definition("---\nname: a\ndescription: b\nname: c\n---\nbody\n", Path("a.md"))
@@ -109,7 +109,7 @@ def test_a_yaml_error_names_the_line_where_the_broken_construct_starts(tmp_path:
     with pytest.raises(ConfigError) as caught:
         load_yaml_text("adapter: scripted\nstore: memory\ncontext: [verbatim\n", None)
     assert caught.value.issues[0].line == 3
-    from agentframe_core.agents import parse_definition
+    from agentframe_core.engine.definitions import parse_definition
 
     with pytest.raises(AgentParseError) as parsed:
         parse_definition('---\nname: a\ndescription: "open\n---\nbody\n', Path("a.md"))

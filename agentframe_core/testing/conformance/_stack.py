@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentframe_core.memory import MemoryStore
-from agentframe_core.protocols import RunContext, Stack
-from agentframe_core.testing.scripted import ScriptedAdapter
-from agentframe_core.verbatim import VerbatimBuilder
+from agentframe_core.contract.protocols import RunContext, Stack
+from agentframe_core.parts.memorystore import MemoryStore
+from agentframe_core.parts.scripted import ScriptedAdapter
+from agentframe_core.parts.verbatim import VerbatimBuilder
 
 
 def reference_stack(**parts: Any) -> Stack:

@@ -40,9 +40,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ...llm import Capabilities, Completion, CompletionRequest, ToolSpec
-from ...model import Message, ToolCall
-from ...protocols import LLMAdapter
+from ...contract.llm import Capabilities, Completion, CompletionRequest, ToolSpec
+from ...contract.model import Message, ToolCall
+from ...contract.protocols import LLMAdapter
 
 __all__ = ["ADD_TOOL", "ANSWER_SCHEMA", "SCENARIOS", "AdapterConformance", "Scenario"]
 

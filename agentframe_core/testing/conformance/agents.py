@@ -30,9 +30,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentframe_core.agent import AgentDefinition
-from agentframe_core.catalog import AgentCatalog, catalog_from_loaders
-from agentframe_core.errors import AgentDefinitionError
+from agentframe_core.assembly.catalog import AgentCatalog, catalog_from_loaders
+from agentframe_core.contract.definition import AgentDefinition
+from agentframe_core.contract.errors import AgentDefinitionError
 
 __all__ = ["AgentLayout", "AgentLoaderConformance"]
 

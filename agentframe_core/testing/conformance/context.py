@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentframe_core.model import Entry, EntryKind, Message
-from agentframe_core.protocols import ContextBuilder
+from agentframe_core.contract.model import Entry, EntryKind, Message
+from agentframe_core.contract.protocols import ContextBuilder
 
 from ._stack import reference_stack, run_context
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from ...model import Entry, EntryKind
-from ...protocols import LeasingStore, Store
-from ...render import NO_RESULT
+from ...contract.model import Entry, EntryKind
+from ...contract.protocols import LeasingStore, Store
+from ...engine.render import NO_RESULT
 
 __all__ = ["LeaseConformance", "check_turns_well_formed"]
 
@@ -30,7 +30,7 @@ def _leasing(store: Store) -> LeasingStore:
     if not isinstance(store, LeasingStore):
         pytest.fail(
             f"{type(store).__name__} has no turn lease: implement acquire_lease, "
-            "release_lease and lease_revoked (agentframe_core.protocols.LeasingStore)"
+            "release_lease and lease_revoked (agentframe_core.contract.protocols.LeasingStore)"
         )
     return store
 
@@ -109,7 +109,7 @@ class LeaseConformance:
         assert await leases.lease_revoked(sid)
         assert not await leases.acquire_lease(sid, "turn", 30)  # the holder learns it
         assert not await leases.acquire_lease(sid, "other", 30)
-        from ...turnlease import SessionDeletedError
+        from ...support.turnlease import SessionDeletedError
 
         for write in (
             store.append(sid, Entry(kind=EntryKind.ASSISTANT, content="late reply")),
@@ -147,11 +147,11 @@ class LeaseConformance:
         its turn or reports the turn that answered its message, and the history never
         interleaves two turns (the next request shows no call without its result)."""
         _leasing(store)
-        from ...functions import FunctionToolset
-        from ...protocols import Stack
-        from ...session import Session
-        from ...testing.scripted import ScriptedAdapter
-        from ...verbatim import VerbatimBuilder
+        from ...contract.protocols import Stack
+        from ...engine.functions import FunctionToolset
+        from ...engine.session import Session
+        from ...parts.scripted import ScriptedAdapter
+        from ...parts.verbatim import VerbatimBuilder
 
         def lookup(key: str) -> str:
             """Look a key up."""
@@ -175,7 +175,7 @@ class LeaseConformance:
         check_turns_well_formed(entries, {f"question {n}": r.reply for n, r in enumerate(results)})
         assert any(not r.coalesced for r in results)
         stack = Stack(ScriptedAdapter(), store, VerbatimBuilder())
-        from ...protocols import RunContext
+        from ...contract.protocols import RunContext
 
         messages = await stack.context.build(RunContext(sid, stack, None), "system")
         assert not any(NO_RESULT in m.content for m in messages)

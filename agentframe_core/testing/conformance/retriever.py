@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentframe_core.protocols import Retriever, Snippet
+from agentframe_core.contract.protocols import Retriever, Snippet
 
 from ._stack import run_context
 

@@ -10,7 +10,7 @@ test, usable from the test's event loop (asyncio_mode = "auto"):
             yield store
             await store.aclose()
 
-The kit checks the `Store` contract (`agentframe_core.protocols`) and, when the store implements
+The kit checks the `Store` contract (`contract/protocols.py`) and, when the store implements
 them (`isinstance` against the runtime-checkable protocols), `ExportableStore`, `PrunableStore`
 and `SearchableStore`; tests of a capability the store lacks are skipped. On top of the contract's
 docstrings, it holds a store to what the reference `MemoryStore` does:
@@ -62,8 +62,14 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from ...model import Compaction, Entry, EntryKind, SessionInfo, now_ns
-from ...protocols import ExportableStore, PrunableStore, SearchableStore, Store, StoredEntry
+from ...contract.model import Compaction, Entry, EntryKind, SessionInfo, now_ns
+from ...contract.protocols import (
+    ExportableStore,
+    PrunableStore,
+    SearchableStore,
+    Store,
+    StoredEntry,
+)
 from .lease import LeaseConformance
 
 __all__ = ["StoreConformance"]

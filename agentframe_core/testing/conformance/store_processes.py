@@ -61,13 +61,13 @@ from typing import Any, ClassVar
 
 import pytest
 
-from ...model import EntryKind
-from ...protocols import Closeable, ExportableStore, RunContext, Stack, Store
-from ...render import NO_RESULT
-from ...verbatim import VerbatimBuilder
+from ...contract.model import EntryKind
+from ...contract.protocols import Closeable, ExportableStore, RunContext, Stack, Store
+from ...engine.render import NO_RESULT
+from ...parts.scripted import ScriptedAdapter
+from ...parts.verbatim import VerbatimBuilder
 from ..children import Child
 from ..cli import cli_command, cli_env
-from ..scripted import ScriptedAdapter
 from ..storechurn import build_store
 from .lease import check_turns_well_formed
 

@@ -29,9 +29,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from agentframe_core.model import ToolCall
-from agentframe_core.protocols import ToolDispatcher
-from agentframe_core.tools import Tool, ToolResult
+from agentframe_core.contract.model import ToolCall
+from agentframe_core.contract.protocols import ToolDispatcher
+from agentframe_core.contract.tools import Tool, ToolResult
 
 from ._stack import run_context
 

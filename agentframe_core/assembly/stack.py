@@ -1,0 +1,25 @@
+"""Building a Stack from a validated Config: one part per extension point, and the runtime hooks."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..contract.extensions import STACK_POINTS
+from ..contract.protocols import Stack
+
+if TYPE_CHECKING:
+    from ..contract.configtypes import Config
+    from .plugins import PluginHost
+
+__all__ = ["build_stack"]
+
+
+def build_stack(config: Config, host: PluginHost) -> Stack:
+    """Instantiate every part the config selects (agent loaders are not part of a stack:
+    they are consulted once, when a session picks its agent)."""
+    host.load_runtime_hooks()
+    parts: dict[str, Any] = {}
+    for point in STACK_POINTS:
+        chosen = getattr(config, point.kind.value)
+        parts[point.kind.value] = [p.build() for p in chosen] if point.many else chosen.build()
+    return Stack(**parts, limits=config.limits, hooks=host.pm.hook, config=config)

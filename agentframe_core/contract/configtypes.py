@@ -1,0 +1,97 @@
+"""What a validated config is: the part chosen for each extension point, and the limits.
+
+These are contract types: the doctor hook receives a `Config`, a `Stack` carries its `Limits`.
+Reading and validating a file into them is `agentframe_core.assembly.config`'s job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt
+
+from .errors import AgentframeError, ConfigIssue
+from .registry import PartSpec
+
+__all__ = ["Config", "Limits", "PartBuildError", "PartConfig"]
+
+
+class PartBuildError(AgentframeError):
+    """A part's factory failed although its options were valid (a file it cannot open...)."""
+
+
+class Limits(BaseModel):
+    """Bounds on one run (one user message answered to completion)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_turns: PositiveInt = Field(default=20, description="Model calls per run.")
+    tool_timeout: PositiveFloat = Field(default=120.0, description="Seconds per tool call.")
+    max_parallel_tools: PositiveInt = Field(default=4, description="Concurrent calls per reply.")
+    inline_result_chars: PositiveInt = Field(
+        default=16_000, description="Longer tool results are shown to the model as head+tail."
+    )
+    max_parse_errors: NonNegativeInt = Field(
+        default=2, description="Re-prompts for a malformed text tool call."
+    )
+    max_repeats: PositiveInt = Field(
+        default=3, description="Identical call and result in a row before the run stops."
+    )
+    retrieval_budget_tokens: NonNegativeInt = Field(
+        default=1_000, description="Tokens of retrieved snippets per retriever."
+    )
+    turn_lease_seconds: PositiveFloat = Field(
+        default=15.0,
+        description="Expiry of a session's turn lease, renewed while the turn runs: how long "
+        "a killed run can hold up the session's next one.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PartConfig:
+    """One selected part: its registration and its validated options."""
+
+    spec: PartSpec
+    options: Any
+    path: str
+    #: Where the part is selected (None: the embedded default), for messages about it.
+    file: Path | None = None
+    line: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def issue(self, message: str, key: str = "") -> ConfigIssue:
+        """A problem with this block (or with its `key`), located like validation errors."""
+        path = f"{self.path}.{key}" if key else self.path
+        return ConfigIssue(self.file, path, message, self.line)
+
+    def build(self) -> Any:
+        """The part, or a PartBuildError naming where it was configured."""
+        try:
+            return self.spec.build(self.options)
+        except AgentframeError:
+            raise
+        except Exception as err:
+            raise PartBuildError(
+                f"{self.path} ({self.spec.kind.value} {self.name!r}) could not be created: "
+                f"{type(err).__name__}: {err}"
+            ) from err
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    file: Path | None
+    profile: str | None
+    adapter: PartConfig
+    store: PartConfig
+    context: PartConfig
+    retrievers: list[PartConfig] = field(default_factory=list)
+    tools: list[PartConfig] = field(default_factory=list)
+    agents: list[Path] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
+    #: The merged, interpolated document this was validated from.
+    data: dict[str, Any] = field(default_factory=dict)

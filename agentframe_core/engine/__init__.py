@@ -1,0 +1,3 @@
+"""The engine: the agent loop and what it runs (tool dispatch, rendering, prompts, retrieval,
+agent definitions).
+"""

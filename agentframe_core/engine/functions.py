@@ -1,0 +1,299 @@
+"""Python functions as tools: the JSON schema comes from the signature and the docstring.
+
+    @tool
+    async def add(a: float, b: float) -> float:
+        '''Add two numbers.
+
+        Args:
+            a: the first addend
+            b: the second addend
+        '''
+        return a + b
+
+A parameter annotated `RunContext` receives the session's context and is not shown to the
+model. Sync functions run in a daemon thread so they never block the event loop, and a timeout
+frees the run and the process at once; the thread itself cannot be stopped and runs on until
+the function returns or the process exits (`isolated.py` runs imported functions in a child
+process that is killed instead).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import functools
+import importlib
+import inspect
+import json
+import re
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any, get_type_hints, overload
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import ValidationError as PydanticValidationError
+
+from ..contract.model import ToolCall
+from ..contract.protocols import RunContext
+from ..contract.tools import Tool, ToolResult
+
+__all__ = ["FunctionTool", "FunctionToolset", "import_tool", "outcome_text", "tool"]
+
+
+class FunctionTool:
+    """A function plus the `Tool` that describes it."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        timeout: float | None = None,
+        terminal: bool = False,
+        writes: bool = True,
+    ) -> None:
+        self.fn = fn
+        summary, param_docs = _parse_docstring(inspect.getdoc(fn) or "")
+        self._ctx_param, self.arguments = _arguments_model(fn, param_docs)
+        schema = self.arguments.model_json_schema()
+        schema.pop("title", None)
+        self.spec = Tool(
+            name=name or fn.__name__,
+            description=description if description is not None else summary,
+            parameters=schema,
+            timeout=timeout,
+            terminal=terminal,
+            writes=writes,
+        )
+        self._is_async = inspect.iscoroutinefunction(fn)
+        #: "module:function", when imported by reference (what an isolated call imports).
+        self.reference: str | None = None
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    async def run(self, arguments: dict[str, Any], ctx: RunContext | None = None) -> Any:
+        """Validate (and coerce) `arguments`, then call the function."""
+        # dict(iter(...)): dict(model) would first look up a `keys` attribute, which a
+        # pydantic model answers with a costly AttributeError on every call
+        values = dict(iter(self.arguments.model_validate(arguments)))
+        if self._ctx_param:
+            values[self._ctx_param] = ctx
+        if self._is_async:
+            return await self.fn(**values)
+        return await _in_daemon_thread(self.fn, values)
+
+    @property
+    def takes_context(self) -> bool:
+        return self._ctx_param is not None
+
+
+async def _in_daemon_thread(fn: Callable[..., Any], values: dict[str, Any]) -> Any:
+    """`fn(**values)` in a new daemon thread: unlike `asyncio.to_thread`, neither
+    `asyncio.run` nor the interpreter's exit waits for it once the caller gave up."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(error: BaseException | None, value: Any) -> None:
+        if done.cancelled():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(value)
+
+    def work() -> None:
+        try:
+            value, error = context.run(fn, **values), None
+        except BaseException as err:  # handed to the caller, like to_thread does
+            value, error = None, err
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(settle, error, value)
+
+    name = f"agentframe-tool-{getattr(fn, '__name__', 'function')}"
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return await done
+
+
+@overload
+def tool(fn: Callable[..., Any]) -> FunctionTool: ...
+
+
+@overload
+def tool(
+    fn: None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    terminal: bool = False,
+    writes: bool = True,
+) -> Callable[[Callable[..., Any]], FunctionTool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    timeout: float | None = None,
+    terminal: bool = False,
+    writes: bool = True,
+) -> Any:
+    """Make a function a tool; use bare (`@tool`) or with options (`@tool(timeout=5)`).
+    `writes=False` declares it read-only, so plan mode lets it run; any other tool (and any
+    plain function imported by `import_tool`) counts as writing or executing."""
+
+    def wrap(f: Callable[..., Any]) -> FunctionTool:
+        return FunctionTool(
+            f, name=name, description=description, timeout=timeout, terminal=terminal, writes=writes
+        )
+
+    return wrap(fn) if fn is not None else wrap
+
+
+class FunctionToolset:
+    """A ToolDispatcher over FunctionTools (`use: functions`)."""
+
+    def __init__(
+        self, functions: Iterable[FunctionTool | Callable[..., Any]], *, isolate: bool = False
+    ) -> None:
+        """`isolate`: run each call in a child process killed at its timeout (`isolated.py`);
+        every function must then be imported by reference and take no `RunContext`."""
+        self._tools: dict[str, FunctionTool] = {}
+        self._isolate = isolate
+        for fn in functions:
+            ft = fn if isinstance(fn, FunctionTool) else FunctionTool(fn)
+            if ft.spec.name in self._tools:
+                raise ValueError(f"two tools are named {ft.spec.name!r}")
+            if isolate and (ft.reference is None or ft.takes_context):
+                raise ValueError(
+                    f"tool {ft.spec.name!r} cannot be isolated: only functions imported by "
+                    "reference that take no RunContext can run in a child process"
+                )
+            self._tools[ft.spec.name] = ft
+
+    async def tools(self, ctx: RunContext) -> list[Tool]:
+        return [ft.spec for ft in self._tools.values()]
+
+    async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
+        ft = self._tools.get(call.name)
+        if ft is None:
+            return ToolResult(f"no tool named {call.name!r}", is_error=True)
+        if self._isolate and ft.reference is not None:
+            from .isolated import run_isolated
+
+            return await run_isolated(ft.reference, call.arguments)
+        try:
+            value = await ft.run(call.arguments, ctx)
+        except PydanticValidationError as err:
+            return ToolResult(f"invalid arguments: {_brief(err)}", is_error=True)
+        if isinstance(value, ToolResult):
+            return value
+        return ToolResult(_to_text(value))
+
+
+def outcome_text(value: Any) -> tuple[str, bool]:
+    """A function's return value as (text for the model, is_error)."""
+    if isinstance(value, ToolResult):
+        return value.content, value.is_error
+    return _to_text(value), False
+
+
+def import_tool(reference: str) -> FunctionTool:
+    """`"package.module:function"` -> a FunctionTool (raising ValueError with the reason)."""
+    module_name, sep, attr = reference.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"{reference!r} is not of the form 'package.module:function'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise ValueError(f"cannot import {module_name!r}: {err}") from err
+    try:
+        obj = functools.reduce(getattr, attr.split("."), module)
+    except AttributeError as err:
+        raise ValueError(f"{module_name!r} has no attribute {attr!r}") from err
+    if not isinstance(obj, FunctionTool) and not callable(obj):
+        raise ValueError(f"{reference!r} is not callable")
+    found = obj if isinstance(obj, FunctionTool) else FunctionTool(obj)
+    found.reference = reference
+    return found
+
+
+def _to_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _brief(err: PydanticValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
+        for e in err.errors(include_url=False)
+    )
+
+
+def _arguments_model(
+    fn: Callable[..., Any], param_docs: dict[str, str]
+) -> tuple[str | None, type[BaseModel]]:
+    hints = get_type_hints(fn)
+    ctx_param = None
+    fields: dict[str, Any] = {}
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"tool {fn.__name__}: *args and **kwargs cannot be described")
+        annotation = hints.get(param.name, Any)
+        if annotation is RunContext:
+            ctx_param = param.name
+            continue
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (annotation, Field(default, description=param_docs.get(param.name)))
+    model = create_model(
+        f"{fn.__name__}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return ctx_param, model
+
+
+_ARG_LINE = re.compile(r"^\s*(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """The summary (text before the first section) and Google-style `Args:` descriptions."""
+    summary_lines: list[str] = []
+    params: dict[str, str] = {}
+    section = None
+    current = None
+    arg_indent = None
+    for line in doc.splitlines():
+        stripped = line.strip()
+        header = stripped.rstrip(":").lower()
+        if stripped.endswith(":") and header in {
+            "args",
+            "arguments",
+            "parameters",
+            "returns",
+            "raises",
+            "yields",
+            "examples",
+            "example",
+        }:
+            section = header
+            continue
+        if section is None:
+            summary_lines.append(line)
+        elif section in {"args", "arguments", "parameters"}:
+            match = _ARG_LINE.match(line)
+            indent = len(line) - len(line.lstrip())
+            if match and arg_indent in (None, indent):
+                arg_indent = indent
+                current = match.group(1).lstrip("*")
+                params[current] = match.group(2).strip()
+            elif current and stripped:
+                params[current] = f"{params[current]} {stripped}".strip()
+    return "\n".join(summary_lines).strip(), params

@@ -1,0 +1,247 @@
+"""The tools one run may use, and the safe execution of one call.
+
+Everything a model sends is untrusted: the name may be unknown or forbidden, the arguments
+may not match the schema, the tool may hang or raise. Each of those becomes an error *result*
+the model can read and act on; nothing here raises into the loop except cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..contract.configtypes import Limits
+from ..contract.definition import AgentDefinition
+from ..contract.llm import ToolSpec
+from ..contract.model import Message, ToolCall
+from ..contract.protocols import RunContext, ToolDispatcher
+from ..contract.tools import Tool, ToolResult
+
+__all__ = ["ToolCallRecord", "Toolbox"]
+
+log = logging.getLogger("agentframe.tools")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """One executed call (canonical names), its result and how long it took."""
+
+    call: ToolCall
+    result: ToolResult
+    seconds: float
+
+
+class _Validators:
+    """Compiled JSON-schema validators, reused while a tool keeps the same schema object (one
+    cache for the process: sessions share their tools' schema objects)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[int, tuple[dict[str, Any], Any]] = {}
+
+    def errors(self, schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+        cached = self._cache.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            from jsonschema import validators
+
+            cls = validators.validator_for(schema)
+            cached = (schema, cls(schema))
+            if len(self._cache) > 512:
+                self._cache.clear()
+            self._cache[id(schema)] = cached
+        return [
+            f"{'/'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
+            for e in cached[1].iter_errors(arguments)
+        ]
+
+
+_SHARED_VALIDATORS = _Validators()
+
+
+@dataclass(slots=True)
+class Toolbox:
+    """Canonical name -> (dispatcher, tool), filtered by the agent, with the wire names."""
+
+    tools: dict[str, tuple[ToolDispatcher, Tool]] = field(default_factory=dict)
+    agent: AgentDefinition | None = None
+    validators: _Validators = field(default_factory=lambda: _SHARED_VALIDATORS)
+    specs: list[ToolSpec] = field(default_factory=list)
+    _wire_to_canonical: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    async def collect(
+        cls,
+        dispatchers: list[ToolDispatcher],
+        ctx: RunContext,
+        validators: _Validators | None = None,
+    ) -> Toolbox:
+        box = cls(agent=ctx.agent, validators=validators or _SHARED_VALIDATORS)
+        for dispatcher in dispatchers:
+            for tool in await dispatcher.tools(ctx):
+                if tool.name in box.tools:
+                    log.warning(
+                        "tool %r is offered twice; the first dispatcher wins "
+                        "(`agentframe config check` names both)",
+                        tool.name,
+                    )
+                    continue
+                box.tools[tool.name] = (dispatcher, tool)
+        agent = ctx.agent
+        if agent is not None and box.renames:
+            agent.check_overrides(tool for _, tool in box.tools.values())
+        for name, (_, tool) in box.tools.items():
+            if agent is not None and not agent.allows(name):
+                continue
+            wire = box.wire_name(name)
+            box._wire_to_canonical[wire] = name
+            parameters = tool.parameters
+            if agent is not None and box.renames:
+                parameters = agent.wire_parameters(name, parameters)
+            box.specs.append(ToolSpec(wire, tool.description, parameters))
+        return box
+
+    # -- names on the wire: the agent's overrides; the store keeps canonical names -----------
+
+    @property
+    def renames(self) -> bool:
+        agent = self.agent
+        return agent is not None and bool(agent.tool_name_overrides or agent.param_name_overrides)
+
+    def wire_name(self, canonical: str) -> str:
+        return canonical if self.agent is None else self.agent.wire_tool_name(canonical)
+
+    def visible_names(self) -> dict[str, str]:
+        """Canonical -> model-facing name, for every tool this run may use."""
+        return {canonical: wire for wire, canonical in self._wire_to_canonical.items()}
+
+    def to_canonical(self, call: ToolCall) -> ToolCall:
+        agent = self.agent
+        if agent is None or not self.renames:
+            return call
+        name = self._wire_to_canonical.get(call.name, call.name)
+        return ToolCall(call.id, name, agent.canonical_arguments(name, call.arguments))
+
+    def to_wire(self, messages: list[Message]) -> list[Message]:
+        """Rename tool calls in rendered history to what the model was told."""
+        agent = self.agent
+        if agent is None or not self.renames:
+            return messages
+        out = []
+        for message in messages:
+            if message.tool_calls:
+                calls = tuple(
+                    ToolCall(
+                        c.id,
+                        agent.wire_tool_name(c.name),
+                        agent.wire_arguments(c.name, c.arguments),
+                    )
+                    for c in message.tool_calls
+                )
+                message = Message(message.role, message.content, calls)
+            elif message.role == "tool" and message.name:
+                message = Message(
+                    "tool",
+                    message.content,
+                    (),
+                    message.tool_call_id,
+                    agent.wire_tool_name(message.name),
+                )
+            out.append(message)
+        return out
+
+    # -- execution ---------------------------------------------------------------------------
+
+    def is_terminal(self, name: str) -> bool:
+        entry = self.tools.get(name)
+        return entry is not None and entry[1].terminal
+
+    async def execute(self, call: ToolCall, ctx: RunContext, limits: Limits) -> ToolCallRecord:
+        """Run one canonical call with every safeguard; always returns a record."""
+        started = time.perf_counter()
+        try:
+            result = await self._execute(call, ctx, limits)
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # a gate hook, a broken schema: the model hears, not a trace
+            log.exception("tool call %s could not be run", call.name)
+            result = ToolResult(
+                f"tool {call.name} could not be run: {type(err).__name__}: {err}",
+                True,
+                meta={"exception": type(err).__name__},
+            )
+        return ToolCallRecord(call, result, time.perf_counter() - started)
+
+    async def _execute(self, call: ToolCall, ctx: RunContext, limits: Limits) -> ToolResult:
+        found = self.tools.get(call.name)
+        agent = self.agent
+        if found is None or (agent is not None and not agent.allows(call.name)):
+            available = ", ".join(sorted(self.visible_names().values())) or "none"
+            if found is None:
+                return ToolResult(f"unknown tool {call.name!r}; available: {available}", True)
+            return ToolResult(
+                f"tool {call.name!r} is not allowed for agent {agent.name!r}; "  # type: ignore[union-attr]
+                f"available: {available}",
+                True,
+            )
+        dispatcher, tool = found
+        if agent is not None and agent.permission_mode == "plan" and tool.writes:
+            return ToolResult(
+                f"tool {call.name!r} changes files or runs code, which plan mode does not allow; "
+                "describe the change instead",
+                True,
+            )
+        hooks = ctx.stack.hooks
+        if hooks is not None and hooks.agentframe_gate_tool_call.get_hookimpls():
+            reason = hooks.agentframe_gate_tool_call(
+                ctx=ctx, name=call.name, arguments=call.arguments
+            )
+            if reason:
+                return ToolResult(f"tool call refused: {reason}", True)
+        problems = self.validators.errors(tool.parameters, call.arguments)
+        if problems:
+            return ToolResult(f"invalid arguments for {call.name}: {'; '.join(problems)}", True)
+
+        settings = agent.tool_config.get(call.name) if agent is not None else None
+        timeout = (
+            (settings.timeout_secs if settings else None) or tool.timeout or limits.tool_timeout
+        )
+        retry = settings.retry if settings else None
+        attempt = 0
+        while True:
+            result = await self._run_once(dispatcher, call, ctx, timeout)
+            failed = result.is_error and result.meta.get("exception")
+            if not failed or retry is None or attempt >= retry.max_retries:
+                return result
+            attempt += 1
+            log.info("retrying %s (attempt %d) after: %s", call.name, attempt, result.content)
+            await asyncio.sleep(retry.delay(attempt))
+
+    async def _run_once(
+        self, dispatcher: ToolDispatcher, call: ToolCall, ctx: RunContext, timeout: float
+    ) -> ToolResult:
+        try:
+            async with asyncio.timeout(timeout):
+                result = await dispatcher.dispatch(call, ctx)
+        except TimeoutError:
+            return ToolResult(
+                f"tool {call.name} timed out after {timeout:g} s",
+                True,
+                meta={"exception": "timeout"},
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # one line per failed attempt; the traceback only with -vv
+            log.warning("tool %s raised %s: %s", call.name, type(err).__name__, err)
+            log.debug("traceback of tool %s", call.name, exc_info=err)
+            return ToolResult(
+                f"tool {call.name} failed: {type(err).__name__}: {err}",
+                True,
+                meta={"exception": type(err).__name__},
+            )
+        if not isinstance(result, ToolResult):
+            return ToolResult(
+                f"tool {call.name} returned {type(result).__name__}, not a ToolResult", True
+            )
+        return result
