@@ -17,7 +17,7 @@ GOOD_PLUGIN = '''
 from pydantic import BaseModel, ConfigDict
 
 from agentframe_core import hookimpl
-from agentframe_core.parts.memorystore import MemoryStore
+from agentframe_core import MemoryStore
 
 
 class Options(BaseModel):
@@ -87,12 +87,9 @@ def make_distribution(root: Path, name: str, module_source: str) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory) -> dict[str, str]:
+def make_venv(target: Path) -> Path:
     """A fresh venv that sees this environment's packages (the kernel and its dependencies)
-    through a .pth file, with three throwaway plugins pip-installed into it."""
-    root = tmp_path_factory.mktemp("plugins")
-    target = root / "venv"
+    through a .pth file; its python."""
     venv.create(target, with_pip=False)
     python = target / "bin" / "python"
     purelib = subprocess.check_output(
@@ -101,28 +98,29 @@ def env(tmp_path_factory) -> dict[str, str]:
     # addsitedir (not a bare path) so the outer .pth files, e.g. an editable kernel, apply too
     adds = "; ".join(f"site.addsitedir({d!r})" for d in site.getsitepackages())
     Path(purelib, "outer.pth").write_text(f"import site; {adds}\n")
+    return python
+
+
+def pip(python: Path, *args: str) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), *args, "-q"],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory) -> dict[str, str]:
+    """A fresh venv with four throwaway plugins pip-installed into it."""
+    root = tmp_path_factory.mktemp("plugins")
+    python = make_venv(root / "venv")
     for name, source in [
         ("agentframe-labelled", GOOD_PLUGIN),
         ("agentframe-broken", BROKEN_PLUGIN),
         ("agentframe-badhook", RAISING_HOOK_PLUGIN),
         ("agentframe-gatekeeper", GATE_PLUGIN),
     ]:
-        folder = make_distribution(root, name, source)
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "--python",
-                str(python),
-                "install",
-                "-q",
-                "--no-deps",
-                str(folder),
-            ],
-            check=True,
-            capture_output=True,
-        )
+        pip(python, "install", "--no-deps", str(make_distribution(root, name, source)))
     env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(root / "cache"), "PYTHON": str(python)}
     env.pop("AGENTFRAME_CONFIG", None)
     return env
@@ -200,6 +198,35 @@ def test_plugin_command_runs_and_help_lists_it_without_importing_plugins(env):
     assert "agentframe_labelled" not in loaded and "stevedore" not in loaded, loaded
 
 
+def test_a_venv_never_lists_the_plugin_commands_of_another_venv(env, tmp_path):
+    """Two venvs share the user's cache folder; each has a manifest of its own."""
+    assert agentframe(env, "plugins").returncode == 1  # writes this venv's manifest
+    bare = {**env, "PYTHON": str(make_venv(tmp_path / "bare"))}
+    helped = agentframe(bare, "--help")
+    assert helped.returncode == 0 and "hello" not in helped.stdout, helped.stdout
+    missing = agentframe(bare, "hello")
+    assert missing.returncode == 2 and "No such command 'hello'" in missing.stderr
+    assert agentframe(bare, "plugins").returncode == 0  # writes the bare venv's manifest
+    assert "hello" in agentframe(env, "--help").stdout  # the first venv's is intact
+
+
+def test_an_uninstalled_plugin_leaves_help_at_once(env, tmp_path):
+    """The manifest is only trusted while the entry points it was made from are installed."""
+    python = make_venv(tmp_path / "venv")
+    pip(
+        python,
+        "install",
+        "--no-deps",
+        str(make_distribution(tmp_path, "agentframe-labelled", GOOD_PLUGIN)),
+    )
+    own = {**env, "PYTHON": str(python), "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache")}
+    assert agentframe(own, "plugins").returncode == 0
+    assert "hello" in agentframe(own, "--help").stdout
+    pip(python, "uninstall", "-y", "agentframe-labelled")
+    helped = agentframe(own, "--help")
+    assert helped.returncode == 0 and "hello" not in helped.stdout, helped.stdout
+
+
 def test_a_plugin_with_only_runtime_hooks_takes_part_in_every_run(env, tmp_path):
     (tmp_path / "agentframe.yaml").write_text(
         "adapter:\n  use: scripted\n  replies:\n"
@@ -207,7 +234,8 @@ def test_a_plugin_with_only_runtime_hooks_takes_part_in_every_run(env, tmp_path)
         "store: {use: memory}\n"
         "tools: [{use: functions, import: ['agentframe_core.examples:add']}]\n"
     )
-    Path(env["AGENTFRAME_CACHE_DIR"], "plugins.json").unlink(missing_ok=True)
+    for manifest in Path(env["AGENTFRAME_CACHE_DIR"]).glob("plugins-*.json"):
+        manifest.unlink()
     for attempt in ("without a manifest", "with the manifest"):
         ran = agentframe(env, "run", "--json", "1+2", cwd=tmp_path)
         assert ran.returncode == 0, ran.stderr

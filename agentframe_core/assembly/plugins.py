@@ -6,18 +6,24 @@ that fails to import, or raises in a hook, is recorded in `failures` and left ou
 takes down the CLI or a stack that does not use it.
 
 To keep discovery cost flat as plugins are installed, the names each plugin registers are
-remembered in a small manifest (`plugins.json` in the cache folder). Building a stack imports
-only the plugins that provide its parts; a name the manifest does not know makes the host
-load everything once and rewrite the manifest, so a stale manifest costs time, never
+remembered in a small manifest, one per Python environment (`plugins-<env>.json` in the cache
+folder, keyed by `sys.prefix`, so two venvs never overwrite each other's). A record counts only
+while its entry point is still installed as recorded; `--help` trusts the manifest without a
+scan only while the site-packages folders are unchanged since it was written. Building a stack
+imports only the plugins that provide its parts; a name the manifest does not know makes the
+host load everything once and rewrite the manifest, so a stale manifest costs time, never
 correctness.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import importlib
 import json
 import os
+import sys
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -259,20 +265,21 @@ class PluginHost:
 
     # -- the manifest ------------------------------------------------------------------------
 
-    def _manifest_path(self) -> Path:
-        return cache_dir() / "plugins.json"
+    def manifest(self) -> dict[str, dict[str, Any]]:
+        """The manifest's records of the plugins installed now, as they are installed."""
+        return installed_records(read_manifest(), self.entry_points())
 
     def _manifest_candidates(self, kind: Kind, name: str) -> list[str]:
         return [
             plugin
-            for plugin, record in read_manifest(self._manifest_path()).items()
-            if name in record["registers"].get(kind.value, []) and plugin in self.entry_points()
+            for plugin, record in self.manifest().items()
+            if name in record["registers"].get(kind.value, [])
         ]
 
     def load_runtime_hooks(self) -> None:
         """Import the plugins that implement runtime hooks (a tool-call gate, say): they take
         part in every run without being a part a config selects."""
-        manifest = read_manifest(self._manifest_path())
+        manifest = self.manifest()
         if not set(self.entry_points()) <= set(manifest):
             self.load()  # plugins the manifest has not seen yet: look at them all, once
             return
@@ -296,24 +303,48 @@ class PluginHost:
                 "hooks": sorted(caller.name for caller in callers),
                 "failed": any(f.plugin == name for f in self.failures),
             }
-        path = self._manifest_path()
+        path = manifest_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, json.dumps(records, indent=1, sort_keys=True))
+            manifest = {"fingerprint": environment_fingerprint(), "plugins": records}
+            atomic_write(path, json.dumps(manifest, indent=1, sort_keys=True))
         except OSError:
             pass  # a read-only cache only costs a slower start next time
 
 
+def manifest_path() -> Path:
+    """This Python environment's manifest: one per `sys.prefix`, so venvs stay apart."""
+    key = hashlib.sha256(os.path.realpath(sys.prefix).encode()).hexdigest()[:12]
+    return cache_dir() / f"plugins-{key}.json"
+
+
+def environment_fingerprint() -> str:
+    """Changes when a distribution is installed or removed: the modification times of the
+    site-packages folders on the import path (installing adds a `.dist-info` folder to one)."""
+    digest = hashlib.sha256()
+    for entry in sys.path:
+        if entry.endswith(("site-packages", "dist-packages")):
+            with contextlib.suppress(OSError):
+                digest.update(f"{entry}\0{os.stat(entry).st_mtime_ns}\0".encode())
+    return digest.hexdigest()[:16]
+
+
 def read_manifest(path: Path | None = None) -> dict[str, dict[str, Any]]:
-    """The manifest as last written, keeping only well-formed records ({} if unreadable):
-    it is only ever a hint."""
+    """The manifest's records as last written, keeping only well-formed ones ({} if
+    unreadable): it is only ever a hint."""
+    return _read_manifest_file(path or manifest_path())[1]
+
+
+def _read_manifest_file(path: Path) -> tuple[str | None, dict[str, dict[str, Any]]]:
+    """(the fingerprint it was written under, its well-formed records)."""
     try:
-        data = json.loads((path or cache_dir() / "plugins.json").read_text())
+        manifest = json.loads(path.read_text())
     except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {
+        return None, {}
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("plugins"), dict):
+        return None, {}
+    fingerprint, data = manifest.get("fingerprint"), manifest["plugins"]
+    return (fingerprint if isinstance(fingerprint, str) else None), {
         name: record
         for name, record in data.items()
         if isinstance(record, dict)
@@ -322,6 +353,32 @@ def read_manifest(path: Path | None = None) -> dict[str, dict[str, Any]]:
         and isinstance(record.get("commands"), dict)
         and isinstance(record.get("hooks"), list)
     }
+
+
+def installed_records(
+    manifest: dict[str, dict[str, Any]], entry_points: dict[str, EntryPoint]
+) -> dict[str, dict[str, Any]]:
+    """The records whose plugin is installed now under the entry point they were made from:
+    a plugin uninstalled, or replaced by another module, since the manifest was written is
+    not trusted."""
+    return {
+        name: record
+        for name, record in manifest.items()
+        if name in entry_points and record.get("entry_point") == entry_points[name].value
+    }
+
+
+def installed_manifest() -> dict[str, dict[str, Any]]:
+    """The manifest's records of the plugins installed now, for callers without a host
+    (`agentframe --help`; no plugin imported): as written while nothing was installed or
+    removed since, else checked against the installed entry points (stevedore's scan)."""
+    fingerprint, records = _read_manifest_file(manifest_path())
+    if fingerprint == environment_fingerprint():
+        return records
+    from stevedore import NamedExtensionManager
+
+    found = NamedExtensionManager(GROUP, names=[]).list_entry_points()
+    return installed_records(records, {ep.name: ep for ep in found})
 
 
 @functools.cache

@@ -46,7 +46,7 @@ class AgentframeGroup(click.Group):
         return _plugin_command(ctx, name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from ..assembly.plugins import read_manifest
+        from ..assembly.plugins import installed_manifest
 
         kernel = [(name, help) for name, (_, help) in sorted(KERNEL_COMMANDS.items())]
         plugins = sorted(_manifest_commands().items())
@@ -55,16 +55,16 @@ class AgentframeGroup(click.Group):
         if plugins:
             with formatter.section("Plugin commands"):
                 formatter.write_dl(plugins)
-        elif not read_manifest():  # --help imports no plugin, so it only knows what was seen
+        elif not installed_manifest():  # --help imports no plugin, so it only knows what was seen
             with formatter.section("Plugin commands"):
                 formatter.write_text("(listed here once `agentframe plugins` has looked)")
 
 
 def _manifest_commands() -> dict[str, str]:
-    from ..assembly.plugins import read_manifest
+    from ..assembly.plugins import installed_manifest
 
     found: dict[str, str] = {}
-    for record in read_manifest().values():
+    for record in installed_manifest().values():
         commands = record.get("commands", {})
         if isinstance(commands, dict):
             found.update({str(k): str(v) for k, v in commands.items() if k not in KERNEL_COMMANDS})
@@ -72,11 +72,9 @@ def _manifest_commands() -> dict[str, str]:
 
 
 def _plugin_command(ctx: click.Context, name: str) -> click.Command | None:
-    from ..assembly.plugins import read_manifest
-
     app = ctx.ensure_object(App)
     host = app.host
-    owners = [p for p, r in read_manifest().items() if name in (r.get("commands") or {})]
+    owners = [p for p, r in host.manifest().items() if name in (r.get("commands") or {})]
     for attempt in (owners, None):  # the plugins the manifest names, then all of them
         if attempt == []:
             continue
