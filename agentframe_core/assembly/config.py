@@ -35,6 +35,7 @@ __all__ = [
     "find_config_file",
     "load_config",
     "load_part",
+    "load_part_lists",
     "read_config",
     "validate_part",
 ]
@@ -200,16 +201,7 @@ def validate_config(host: PluginHost, located: Located) -> Config:
             issues.append(located.issue((key,), _unknown_key_message(key, TOP_LEVEL_KEYS)))
 
     singles = {kind: _single(host, kind, located, issues) for kind in SINGLE_PARTS}
-    lists: dict[Kind, list[PartConfig]] = {}
-    for kind in LIST_PARTS:
-        blocks = data.get(kind.value) or []
-        if not isinstance(blocks, list):
-            issues.append(located.issue((kind.value,), "must be a list of {use: ...} blocks"))
-            blocks = []
-        parts = [
-            _part(host, kind, b, (kind.value, i), located, issues) for i, b in enumerate(blocks)
-        ]
-        lists[kind] = [p for p in parts if p is not None]
+    lists = {kind: _list(host, kind, located, issues) for kind in LIST_PARTS}
 
     agents = data.get("agents") or []
     if isinstance(agents, str):
@@ -245,6 +237,32 @@ def validate_config(host: PluginHost, located: Located) -> Config:
         limits=limits,
         data=data,
     )
+
+
+def load_part_lists(
+    host: PluginHost, file: Path | None = None, profile: str | None = None
+) -> dict[Kind, list[PartConfig]]:
+    """Only the list blocks (`retrievers`, `tools`) of the config `file` (None: the embedded
+    default), validated as `validate_config` does, for commands that read a retriever's or a
+    tool dispatcher's options and need no model and no store (`memory list`, `mcp list`):
+    they work where the adapter or store the config names is not installed."""
+    located = read_config(file, profile)
+    issues: list[ConfigIssue] = []
+    lists = {kind: _list(host, kind, located, issues) for kind in LIST_PARTS}
+    if issues:
+        raise ConfigError(issues)
+    return lists
+
+
+def _list(
+    host: PluginHost, kind: Kind, located: Located, issues: list[ConfigIssue]
+) -> list[PartConfig]:
+    blocks = located.data.get(kind.value) or []
+    if not isinstance(blocks, list):
+        issues.append(located.issue((kind.value,), "must be a list of {use: ...} blocks"))
+        return []
+    parts = [_part(host, kind, b, (kind.value, i), located, issues) for i, b in enumerate(blocks)]
+    return [p for p in parts if p is not None]
 
 
 def validate_part(host: PluginHost, located: Located, kind: Kind) -> PartConfig:

@@ -15,8 +15,9 @@ import click
 
 if TYPE_CHECKING:
     from ..assembly.plugins import PluginHost
-    from ..contract.configtypes import Config
+    from ..contract.configtypes import Config, PartConfig
     from ..contract.protocols import Stack
+    from ..contract.registry import Kind
 
 EXIT_ERROR = 1
 EXIT_CONFIG = 2
@@ -57,6 +58,13 @@ class App:
         from ..assembly.config import load_config
 
         return load_config(self.host, self.config_path(), self.profile)
+
+    def part_lists(self) -> dict[Kind, list[PartConfig]]:
+        """The config's retrievers and tool dispatchers only: for commands that need neither
+        a model nor a store, so they work where those plugins are not installed."""
+        from ..assembly.config import load_part_lists
+
+        return load_part_lists(self.host, self.config_path(), self.profile)
 
     def stack(self) -> Stack:
         from ..assembly.stack import build_stack
