@@ -32,7 +32,6 @@ log = logging.getLogger("agentframe.cli")
 
 if TYPE_CHECKING:
     from ..contract.definition import AgentDefinition
-    from ..contract.llm import Usage
     from ..contract.reports import CompactionReport
     from ..engine.session import RunResult, Session
     from ..engine.toolbox import ToolCallRecord
@@ -122,32 +121,14 @@ def result_json(result: RunResult) -> dict[str, Any]:
             for r in result.tool_calls
         ],
         "usage": {
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "cached_tokens": usage.cached_tokens,
+            **usage.to_dict(),
             "session_total_tokens": result.session_usage.total_tokens,
             "window_tokens": result.window_tokens,
-            "children": _usage_json(result.children_usage),
-            "total": _usage_json(result.total_usage),
+            "children": result.children_usage.to_dict(),
+            "total": result.total_usage.to_dict(),
         },
-        "compactions": [
-            {
-                "summary": c.summary,
-                "subsumed": c.subsumed,
-                "tokens_before": c.tokens_before,
-                "tokens_after": c.tokens_after,
-            }
-            for c in result.compactions
-        ],
+        "compactions": [c.to_json() for c in result.compactions],
         "retrievals": [r.to_json() for r in result.retrievals],
-    }
-
-
-def _usage_json(usage: Usage) -> dict[str, int]:
-    return {
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "cached_tokens": usage.cached_tokens,
     }
 
 

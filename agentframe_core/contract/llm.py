@@ -64,6 +64,27 @@ class Usage:
             self.cached_tokens + other.cached_tokens,
         )
 
+    def to_dict(self) -> dict[str, int]:
+        """The JSON form every report uses (entry meta, `run --json`, tool results)."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, value: object) -> Usage:
+        """Read `to_dict`'s form back; what another process or a drainer wrote may be
+        anything, so a missing, negative or non-integer count reads as 0."""
+        if not isinstance(value, dict):
+            return cls()
+
+        def count(key: str) -> int:
+            raw = value.get(key, 0)
+            return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0 else 0
+
+        return cls(count("prompt_tokens"), count("completion_tokens"), count("cached_tokens"))
+
 
 @dataclass(frozen=True, slots=True)
 class Completion:

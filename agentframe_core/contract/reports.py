@@ -1,4 +1,4 @@
-"""What a run reports about a compaction that happened while building its context."""
+"""What a run reports about the work its parts did: compactions and retrievals."""
 
 from __future__ import annotations
 
@@ -14,6 +14,14 @@ class CompactionReport:
     subsumed: int
     tokens_before: int
     tokens_after: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary,
+            "subsumed": self.subsumed,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,9 +99,7 @@ class RunResult:
         result's `meta["usage"]` reports them; not part of `usage`."""
         total = Usage()
         for record in self.tool_calls:
-            reported = record.result.meta.get("usage")
-            if isinstance(reported, dict):
-                total += Usage(**{k: int(v) for k, v in reported.items() if k in _USAGE_KEYS})
+            total += Usage.from_dict(record.result.meta.get("usage"))
         return total
 
     @property
@@ -396,11 +394,7 @@ class Session:
         store, usage = self.stack.store, completion.usage
         meta: dict[str, Any] = {}
         if usage.total_tokens:
-            meta["usage"] = {
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "cached_tokens": usage.cached_tokens,
-            }
+            meta["usage"] = usage.to_dict()
         reply = Entry(
             kind=EntryKind.ASSISTANT, content=content, tag=tag, meta=meta, created_at=boundary
         )
@@ -512,13 +506,11 @@ class Session:
             entries = await store.context(self.id)
         total = Usage()
         for entry in entries:
-            usage = entry.meta.get("usage") if entry.kind is EntryKind.ASSISTANT else None
-            if isinstance(usage, dict):
-                total += Usage(**{k: int(v) for k, v in usage.items() if k in _USAGE_KEYS})
+            if entry.kind is EntryKind.ASSISTANT:
+                total += Usage.from_dict(entry.meta.get("usage"))
         return total
 
 
-_USAGE_KEYS = {"prompt_tokens", "completion_tokens", "cached_tokens"}
 _EXPORTABLE: dict[type, bool] = {}
 
 

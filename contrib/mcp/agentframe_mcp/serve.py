@@ -99,11 +99,7 @@ def _answer(result: RunResult) -> types.CallToolResult:
         "session_id": result.session_id,
         "outcome": result.outcome.value,
         "turns": result.turns,
-        "usage": {
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "cached_tokens": usage.cached_tokens,
-        },
+        "usage": usage.to_dict(),
     }
     reply = result.reply or f"(no answer: the run ended with {result.outcome.value})"
     return types.CallToolResult(

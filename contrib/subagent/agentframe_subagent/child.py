@@ -72,17 +72,9 @@ class ChildRun:
             "session_id": self.session_id,
             "status": self.status,
             "outcome": self.outcome,
-            "usage": usage_json(self.usage),
+            "usage": self.usage.to_dict(),
             "seconds": round(self.seconds, 3),
         }
-
-
-def usage_json(usage: Usage) -> dict[str, int]:
-    return {
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "cached_tokens": usage.cached_tokens,
-    }
 
 
 def child_definition(agent: AgentDefinition, parent: AgentDefinition | None) -> AgentDefinition:

@@ -27,7 +27,7 @@ from agentframe_core import (
     head_tail,
 )
 
-from .child import ChildRun, ChildSpec, run_child, usage_json
+from .child import ChildRun, ChildSpec, run_child
 from .describe import describe, parameters
 from .modes import run_chain, run_parallel
 from .options import SubagentOptions
@@ -177,7 +177,7 @@ class SubagentTool:
         meta: dict[str, Any] = {
             # `usage` and `children` are kernel conventions: the run adds `usage` up as its
             # children's, and `sessions show` points at each child session.
-            "usage": usage_json(total),
+            "usage": total.to_dict(),
             "children": [run.to_json() for run in runs],
             "mode": mode,
         }

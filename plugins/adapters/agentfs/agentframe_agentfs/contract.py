@@ -391,11 +391,7 @@ def encode_answer(task_id: str, answer: Answer) -> bytes:
     if answer.tool_calls:
         data["tool_calls"] = [_encode_call(c) for c in answer.tool_calls]
     if answer.usage != Usage():
-        data["usage"] = {
-            "prompt_tokens": answer.usage.prompt_tokens,
-            "completion_tokens": answer.usage.completion_tokens,
-            "cached_tokens": answer.usage.cached_tokens,
-        }
+        data["usage"] = answer.usage.to_dict()
     if answer.model:
         data["model"] = answer.model
     if answer.finish_reason:
@@ -456,28 +452,15 @@ def parse_answer(text: str, task_id: str, path: Path) -> Answer:
     return Answer(
         text=text,
         tool_calls=calls,
-        usage=_usage(data.get("usage")),
+        usage=Usage.from_dict(data.get("usage")),
         model=_text(data.get("model")),
         finish_reason=_text(data.get("finish_reason")),
         error=str(error) if error is not None else None,
     )
 
 
-_USAGE_KEYS = ("prompt_tokens", "completion_tokens", "cached_tokens")
-
-
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _usage(value: Any) -> Usage:
-    """Token counts if the drainer reported them; optional, so a bad value is just ignored."""
-    if not isinstance(value, dict):
-        return Usage()
-    try:
-        return Usage(*(int(value.get(key, 0)) for key in _USAGE_KEYS))
-    except (TypeError, ValueError):
-        return Usage()
 
 
 def _json_object(
