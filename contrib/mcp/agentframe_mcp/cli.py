@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from agentframe_core import ToolResult
+from agentframe_core import Kind, ToolResult
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app, warn
 
 from .connection import McpConnection, State
@@ -27,7 +27,8 @@ def mcp() -> None:
 
 def _toolsets(app: App) -> list[McpToolset]:
     try:
-        return configured_toolsets(app.config())
+        # Only the tool dispatchers: listing and calling need no model and no store.
+        return configured_toolsets(app.part_lists()[Kind.TOOLS])
     except McpConfigError as err:
         click.secho(f"error: {err}", fg="red", err=True)
         sys.exit(2)

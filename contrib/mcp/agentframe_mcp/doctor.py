@@ -18,7 +18,7 @@ def check_servers(config: Config) -> list[Diagnosis] | None:
     if not any(part.name == "mcp" for part in config.tools):
         return None
     try:
-        toolsets = configured_toolsets(config)
+        toolsets = configured_toolsets(config.tools)
     except McpConfigError as err:
         return [Diagnosis("mcp config", False, str(err), "fix the file or field named above")]
     return asyncio.run(_start_all(toolsets))

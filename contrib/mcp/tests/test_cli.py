@@ -79,3 +79,15 @@ def test_doctor_and_list_report_a_server_that_fails_to_start(
     assert listed.returncode == 1 and "FAIL gone" in listed.stdout
     for output in (doctor.stdout + doctor.stderr, listed.stdout + listed.stderr):
         assert "Traceback" not in output and SECRET not in output
+
+
+def test_list_needs_no_model_and_no_store(tmp_path: Path) -> None:
+    """`mcp list` reads the tool dispatchers only: an adapter and a store that are not
+    installed (a venv with only this plugin) do not stop it."""
+    (tmp_path / "agentframe.yaml").write_text(
+        "adapter: {use: not-installed}\nstore: {use: not-installed-either}\n"
+        "tools: [{use: mcp, servers: {}}]\n"
+    )
+    listed = run_cli(tmp_path, "mcp", "list", "--json", timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == {"servers": []}

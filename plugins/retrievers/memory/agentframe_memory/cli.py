@@ -19,8 +19,9 @@ NAME = "memory-bm25"
 
 
 def _options(app: App, scope: str | None) -> MemoryOptions:
-    config = app.config()
-    options = next((p.options for p in [*config.retrievers, *config.tools] if p.name == NAME), None)
+    # Only the retrievers and tools: these commands need no model and no store.
+    parts = [part for kind_parts in app.part_lists().values() for part in kind_parts]
+    options = next((p.options for p in parts if p.name == NAME), None)
     options = options if isinstance(options, MemoryOptions) else MemoryOptions()
     if not scope:
         return options

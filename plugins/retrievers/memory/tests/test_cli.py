@@ -108,3 +108,16 @@ def test_add_refuses_a_memory_over_the_size_cap(tmp_path: Path) -> None:
     fits = memory(tmp_path, "add", "Short", "word " * 100)
     assert fits.returncode == 0, fits.stderr
     assert memory(tmp_path, "show", "general/short").returncode == 0
+
+
+def test_memory_commands_need_no_model_and_no_store(tmp_path: Path) -> None:
+    """In a venv with only this plugin, the config (or the embedded default) names an adapter
+    and a store that are not installed: listing memories must not need them."""
+    (tmp_path / "agentframe.yaml").write_text(
+        "adapter: {use: not-installed}\nstore: {use: not-installed-either}\nretrievers:\n"
+        f"  - {{use: memory-bm25, folder: {tmp_path / 'mem'}, scope: proj}}\n"
+    )
+    added = memory(tmp_path, "add", "Door code", "The door code is 4711.")
+    assert added.returncode == 0, added.stderr
+    listed = memory(tmp_path, "list")
+    assert listed.returncode == 0 and "general/door-code" in listed.stdout, listed.stderr

@@ -15,8 +15,9 @@ NAME = "skills"
 
 
 def _options(app: App) -> SkillsOptions:
-    config = app.config()
-    found = next((p.options for p in [*config.retrievers, *config.tools] if p.name == NAME), None)
+    # Only the retrievers and tools: these commands need no model and no store.
+    parts = [part for kind_parts in app.part_lists().values() for part in kind_parts]
+    found = next((p.options for p in parts if p.name == NAME), None)
     return found if isinstance(found, SkillsOptions) else SkillsOptions()
 
 
