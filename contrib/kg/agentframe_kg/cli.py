@@ -25,7 +25,7 @@ _MAX_ROWS = 10_000
 
 @click.group()
 def kg() -> None:
-    """Documents to a validated RDF knowledge graph (see contrib/kg/README.md)."""
+    """Documents to a validated RDF knowledge graph (the agentframe-kg README says how)."""
 
 
 def _out_dir(path: str) -> Path:
