@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
 
 from agentframe_core import Register, hookimpl
+
+if TYPE_CHECKING:
+    from agentframe_core import Config, Diagnosis
 
 #: A schema name we put in `search_path` unquoted: lower-case letters, digits and `_`.
 SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
@@ -81,3 +84,13 @@ def _postgres_store(options: PostgresOptions) -> Any:
 @hookimpl
 def agentframe_stores(register: Register) -> None:
     register("postgres", _postgres_store, options=PostgresOptions)
+
+
+@hookimpl
+def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
+    """Is the configured PostgreSQL store reachable (one connection, one query)?"""
+    if not isinstance(config.store.options, PostgresOptions):
+        return None
+    from .doctor import check_store
+
+    return [check_store(config.store)]

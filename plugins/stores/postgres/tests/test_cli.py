@@ -81,3 +81,29 @@ def test_an_unreachable_server_is_an_error_without_the_password(
     assert "cannot connect" in done.stderr and "***" in done.stderr
     assert "topsecret-42" not in done.stderr + done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_doctor_fails_an_unreachable_store_without_the_password(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """issue 23 #16: doctor said "everything looks fine" with an unreachable store."""
+    dsn = "postgresql://agentframe:topsecret-42@127.0.0.1:1/postgres"
+    cfg = config(tmp_path, "down", f'{{use: postgres, dsn: "{dsn}", connect_timeout: 2}}')
+    done = agentframe(env, cfg, "doctor", "--quick")
+    assert done.returncode == 1, done.stdout
+    line = next(x for x in done.stdout.splitlines() if "store postgres" in x)
+    assert line.startswith("FAIL") and "cannot connect" in line and "127.0.0.1" in line
+    assert "everything looks fine" not in done.stdout
+    assert "topsecret-42" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_doctor_says_a_reachable_store_answers(
+    tmp_path: Path, env: dict[str, str], schema: str
+) -> None:
+    store = f"{{use: postgres, dsn_env: AGENTFRAME_TEST_PG, schema: {schema}}}"
+    cfg = config(tmp_path, "up", store)
+    done = agentframe(env, cfg, "doctor", "--quick", "--json")
+    checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
+    assert checks["store postgres"]["ok"], checks["store postgres"]
+    assert "PostgreSQL" in checks["store postgres"]["detail"]
