@@ -1,5 +1,6 @@
-"""Every hostile input of issue 12, through the real CLI: wall time and peak memory of each,
-beside `agentframe --version` (start-up alone) measured in the same run.
+"""Every hostile input of issue 12 (and of issue 23, `confinement_cases`), through the real
+CLI: wall time and peak memory of each, beside `agentframe --version` (start-up alone)
+measured in the same run.
 
 The tests (tests/hostile) prove each one ends with a named error under a 1.5 GB cap; this
 prints the figures: each must end within 5 s and 1.5 GB.
@@ -9,6 +10,7 @@ prints the figures: each must end within 5 s and 1.5 GB.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -80,6 +82,102 @@ def cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], bytes | None]]
         "config with \\xff": (folder("ff", b"store: \xff\n"), ["config", "check"], None),
         "run $'\\xff\\xfe'": (folder("arg"), ["run", b"\xff\xfe"], None),
         "chat with non-UTF-8 stdin": (folder("chat"), ["chat"], b"caf\xe9\nhello\n"),
+        **confinement_cases(work),
+    }
+
+
+def confinement_cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], bytes | None]]:
+    """Issue 23 #2, #3, #4, #15, #16: sub-agent tools, memory and skills links out of their
+    folders, DBOS and PostgreSQL unreachable or misused. Each must end in a named error (or,
+    for the sub-agent, a refused call) within the same bounds."""
+    outside = work / "outside"
+    (outside / "skill").mkdir(parents=True)
+    (outside / "secret.md").write_text("---\ntitle: Secret\n---\n\nkeep\n")
+    (outside / "skill" / "SKILL.md").write_text("---\nname: skill\ndescription: d\n---\nkey\n")
+
+    def project(name: str, config: str, agents: dict[str, str] | None = None) -> Path:
+        where = work / name
+        (where / ".git").mkdir(parents=True)
+        (where / ".agentframe" / "agents").mkdir(parents=True)
+        (where / "agentframe.yaml").write_text(config)
+        for file, text in (agents or {}).items():
+            (where / ".agentframe" / "agents" / file).write_text(text)
+        return where
+
+    def memory(name: str, extra: str = "") -> Path:
+        where = project(
+            name, f"{STACK}retrievers: [{{use: memory-bm25, folder: {work / name / 'm'}{extra}}}]\n"
+        )
+        (where / "m" / "user").mkdir(parents=True)
+        (where / "m" / "user" / "general").symlink_to(outside, target_is_directory=True)
+        return where
+
+    leaky = "---\nname: leaky\ndescription: d\nskills: [/etc/hostname, {}]\n---\nx\n"
+    skills = project("skills", STACK)
+    (skills / ".claude" / "skills").mkdir(parents=True)
+    (skills / ".claude" / "skills" / "skill").symlink_to(outside / "skill")
+    denied = {"agent": "general-purpose", "task": "add"}
+    replies = [
+        {"tool_calls": [{"name": "subagent", "arguments": denied}]},
+        {"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": 2}}]},  # the child tries
+        "refused",
+        "done",
+    ]
+    child = project(
+        "child",
+        f"adapter: {{use: scripted, replies: {json.dumps(replies)}}}\nstore: memory\ntools: "
+        "[{use: subagents}, {use: functions, import: ['agentframe_core.examples:add']}]\n",
+        {"boss.md": "---\nname: boss\ndescription: d\ntools: [subagent]\n---\nx\n"},
+    )
+    down = "postgresql://agentframe:secret@127.0.0.1:1/dbos"
+    store = project("pgdown", f'adapter: scripted\nstore: {{use: postgres, dsn: "{down}"}}\n')
+    return {
+        "subagent: child calls a tool its parent lacks": (
+            child,
+            ["run", "--agent", "boss", "go"],
+            None,
+        ),
+        "memory rm through a category linked out": (
+            memory("mrm"),
+            ["memory", "rm", "general/secret"],
+            None,
+        ),
+        "memory add through a category linked out": (
+            memory("madd"),
+            ["memory", "add", "t", "x"],
+            None,
+        ),
+        "memory add 100 kB over a 50 kB cap": (
+            project(
+                "mcap",
+                f"{STACK}retrievers: [{{use: memory-bm25, folder: {work / 'mc'}, "
+                "max_file_bytes: 50000}]\n",
+            ),
+            ["memory", "add", "big", "word " * 20_000],  # an argument is at most 128 kB
+            None,
+        ),
+        "agents show: skills /etc/hostname, ../": (
+            project("agskill", STACK, {"l.md": leaky.format("../../../outside/secret.md")}),
+            ["agents", "show", "leaky"],
+            None,
+        ),
+        "skills list: a skill linked out": (skills, ["skills", "list"], None),
+        "doctor: unreachable PostgreSQL store": (store, ["doctor", "--quick"], None),
+        "dbos status: unreachable PostgreSQL": (
+            project("dstatus", STACK),
+            ["status", "w", "--system-database-url", down],
+            None,
+        ),
+        "dbos worker: unreachable PostgreSQL": (
+            project("dworker", STACK),
+            ["worker", "--system-database-url", down],
+            None,
+        ),
+        "dbos submit -c /missing": (
+            project("dsubmit", STACK),
+            ["-c", "/missing", "submit", "-s", "S", "hi"],
+            None,
+        ),
     }
 
 
@@ -106,10 +204,10 @@ def measure(cwd: Path, args: list[str | bytes], stdin: bytes | None) -> tuple[fl
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"{'hostile input':40} {'seconds':>8} {'peak MB':>8} {'exit':>5}")
+        print(f"{'hostile input':48} {'seconds':>8} {'peak MB':>8} {'exit':>5}")
         for name, (cwd, args, stdin) in cases(Path(tmp)).items():
             seconds, peak, code = measure(cwd, args, stdin)
-            print(f"{name:40} {seconds:8.2f} {peak:8d} {code:5d}")
+            print(f"{name:48} {seconds:8.2f} {peak:8d} {code:5d}")
     print("(peak MB is the largest child so far: RUSAGE_CHILDREN keeps the maximum)")
 
 

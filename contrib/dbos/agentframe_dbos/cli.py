@@ -7,6 +7,7 @@ machines. Workers create the system database; submit after one worker has starte
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -16,14 +17,20 @@ from typing import Any, TypeVar
 
 import click
 
-from agentframe_core import data_dir
+from agentframe_core import AgentframeError, data_dir
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app
 
+from .database import database_error, missing, quiet_dbos, system_engine
+from .lease import ExecutorLease, LeaseLostError
 from .names import WAITING_EVENT, WORKFLOW_NAME, result_topic
 
 __all__ = ["cancel", "result", "send", "status", "submit", "worker"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class RunEndedError(AgentframeError):
+    """The run has ended: there is nothing to cancel, and nothing waits for a message."""
 
 
 def _default_url() -> str:
@@ -47,23 +54,38 @@ def _queue_option(command: F) -> F:
 
 @contextmanager
 def _client(url: str) -> Iterator[Any]:
+    """A DBOS client that fails at once (no retrying an unreachable database) and says why
+    in one line."""
     from dbos import DBOSClient, error
 
+    quiet_dbos()
     if url.startswith("sqlite:///"):
         os.makedirs(os.path.dirname(url[len("sqlite:///") :]) or ".", exist_ok=True)
-    client = DBOSClient(system_database_url=url)
+    try:
+        client = DBOSClient(system_database_url=url, retry_connection_errors=False)
+    except Exception as err:
+        raise database_error(url, err) from None
     try:
         yield client
+    except (click.ClickException, AgentframeError):
+        raise
     except error.DBOSException as err:  # an unknown workflow id, say: the message, not a traceback
         raise click.ClickException(str(err)) from None
     except Exception as err:  # the database's own errors: say what, not a traceback
-        if "no such table" in str(err) or "does not exist" in str(err):
-            raise click.ClickException(
-                "no DBOS system database there yet: start `agentframe worker` once first"
-            ) from None
-        raise
+        raise database_error(url, err) from None
     finally:
         client.destroy()
+
+
+#: Where a run is once it has ended: nothing waits in it any more.
+_ENDED = {"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"}
+
+
+def _ended(client: Any, workflow_id: str) -> str | None:
+    """The run's final status when it has ended, else None (an unknown id is an error)."""
+    found = client.retrieve_workflow(workflow_id).get_status()
+    status = str(found.status).rsplit(".", 1)[-1]
+    return status if status in _ENDED else None
 
 
 @click.command()
@@ -74,6 +96,8 @@ def _client(url: str) -> Iterator[Any]:
 @pass_app
 def submit(app: App, session_id: str, queue: str, url: str, prompt: str) -> None:
     """Queue a durable run of PROMPT; print its workflow id."""
+    with handle_errors():
+        app.config()  # a config that does not load is an error here, not in a worker later
     with handle_errors(), _client(url) as client:
         path = app.config_path()
         handle = client.enqueue(
@@ -132,6 +156,14 @@ def submit(app: App, session_id: str, queue: str, url: str, prompt: str) -> None
     show_default=True,
     help="Seconds between looks at the queue.",
 )
+@click.option(
+    "--lease-seconds",
+    type=click.FloatRange(1, 3600),
+    default=30.0,
+    show_default=True,
+    help="The executor id's lease: a live worker renews it every third of this; a dead "
+    "one's expires after it (at once on the same host).",
+)
 @_url_option
 def worker(
     queue: str,
@@ -141,25 +173,66 @@ def worker(
     recover: tuple[str, ...],
     wait_pending: float,
     poll_interval: float,
+    lease_seconds: float,
     url: str,
 ) -> None:
-    """Run queued runs until stopped (SIGTERM or Ctrl-C)."""
+    """Run queued runs until stopped (SIGTERM or Ctrl-C). Refuses to start while a live
+    worker holds the same executor id."""
+    with handle_errors():
+        _work(
+            queue,
+            worker_concurrency,
+            global_concurrency,
+            executor_id,
+            recover,
+            url,
+            wait_pending,
+            poll_interval,
+            lease_seconds,
+        )
+
+
+def _work(
+    queue: str,
+    worker_concurrency: int,
+    global_concurrency: int | None,
+    executor_id: str | None,
+    recover: tuple[str, ...],
+    url: str,
+    wait_pending: float,
+    poll_interval: float,
+    lease_seconds: float,
+) -> None:
     from dbos import DBOS
 
     from . import durable  # registers the workflow
 
+    quiet_dbos()
     durable.PENDING_WAIT_SECONDS = wait_pending
     if url.startswith("sqlite:///"):
         os.makedirs(os.path.dirname(url[len("sqlite:///") :]) or ".", exist_ok=True)
+    executor = executor_id or os.environ.get("DBOS__VMID") or "local"  # DBOS's own default
+    lease = ExecutorLease(system_engine(url), executor, lease_seconds)
+    fresh = _take_lease(lease, url)  # before launch: launching recovers the id's runs
     config: Any = {"name": "agentframe", "system_database_url": url, "log_level": "WARNING"}
-    if executor_id:
-        config["executor_id"] = executor_id
+    config["executor_id"] = executor
     DBOS(config=config)
     stop = threading.Event()
+    lost: list[AgentframeError] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
+    held = not fresh
     try:
         DBOS.launch()  # recovers this executor's runs left pending by a crash
+        if fresh:  # DBOS just created the database: nothing was pending to recover
+            lease.acquire()
+            held = True
+
+        def on_lost(err: LeaseLostError) -> None:  # runs may no longer be ours alone: stop
+            lost.append(err)
+            stop.set()
+
+        lease.keep(on_lost)
         DBOS.register_queue(
             queue,
             worker_concurrency=worker_concurrency,
@@ -173,6 +246,25 @@ def worker(
         stop.wait()
     finally:
         DBOS.destroy()
+        if held and not lost:
+            with contextlib.suppress(Exception):  # an expired lease frees the id anyway
+                lease.release()
+    if lost:
+        raise lost[0]
+
+
+def _take_lease(lease: ExecutorLease, url: str) -> bool:
+    """Take the executor id's lease; True when the system database does not exist yet (DBOS
+    creates it on launch, and the lease is taken then)."""
+    try:
+        lease.acquire()
+    except AgentframeError:
+        raise
+    except Exception as err:
+        if url.startswith("postgresql") and missing(err):
+            return True
+        raise database_error(url, err) from None
+    return False
 
 
 def _take_over(executors: list[str], queue: str) -> None:
@@ -230,7 +322,12 @@ def result(workflow_id: str, as_json: bool, url: str) -> None:
 def send(workflow_id: str, call_id: str, text: str, url: str) -> None:
     """Deliver TEXT as the result of the parked tool call CALL_ID a run waits for."""
     with handle_errors(), _client(url) as client:
-        client.retrieve_workflow(workflow_id)  # an unknown id is an error
+        ended = _ended(client, workflow_id)  # an unknown id is an error
+        if ended:
+            raise RunEndedError(
+                f"run {workflow_id} has ended ({ended}): nothing waits for the result of "
+                f"{call_id}; not sent"
+            )
         client.send(workflow_id, text, topic=result_topic(call_id))
         click.echo(f"sent the result of {call_id} to {workflow_id}")
 
@@ -241,6 +338,8 @@ def send(workflow_id: str, call_id: str, text: str, url: str) -> None:
 def cancel(workflow_id: str, url: str) -> None:
     """Cancel a queued or running run (its completed steps stay recorded)."""
     with handle_errors(), _client(url) as client:
-        client.retrieve_workflow(workflow_id)  # an unknown id is an error, not a no-op
+        ended = _ended(client, workflow_id)  # an unknown id is an error, not a no-op
+        if ended:
+            raise RunEndedError(f"run {workflow_id} has already ended ({ended}): not cancelled")
         client.cancel_workflow(workflow_id)
         click.echo(f"cancelled {workflow_id}")

@@ -55,3 +55,75 @@ def test_a_running_run_shows_its_status_and_is_cancelled(tmp_path: Path) -> None
     finally:
         worker.terminate()
         worker.wait(30)
+
+
+def test_commands_on_a_finished_run_and_a_missing_config_are_errors(tmp_path: Path) -> None:
+    """issue 23 #15: `send` to a finished run said `sent`, `cancel` of one said `cancelled`,
+    and `submit -c /missing` exited 0."""
+    cfg = tmp_path / "agentframe.yaml"
+    cfg.write_text(
+        "adapter: {use: scripted, replies: [All done.]}\n"
+        f"store: {{use: sqlite, path: {tmp_path / 'sessions.db'}}}\n"
+    )
+    env = {
+        **os.environ,
+        "AGENTFRAME_DBOS_URL": f"sqlite:///{tmp_path / 'dbos.sqlite'}",
+        "HOME": str(tmp_path),
+    }
+
+    def agentframe(*args: str, config: Path = cfg) -> subprocess.CompletedProcess[str]:
+        command = [AGENTFRAME, "--config", config, *args]
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+
+    worker = subprocess.Popen(
+        [AGENTFRAME, "--config", cfg, "worker", "--poll-interval", "0.2"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stderr is not None and worker.stderr.readline().startswith("worker local")
+        missing = agentframe("submit", "-s", "S", "hello", config=tmp_path / "missing.yaml")
+        assert missing.returncode != 0 and "missing.yaml" in missing.stderr
+        workflow_id = agentframe("submit", "-s", "S", "hello").stdout.strip()
+        assert agentframe("result", workflow_id).stdout.strip() == "All done."
+        sent = agentframe("send", workflow_id, "call-1", "late")
+        assert sent.returncode == 1 and "sent the result" not in sent.stdout
+        assert f"run {workflow_id} has ended (SUCCESS)" in sent.stderr
+        cancelled = agentframe("cancel", workflow_id)
+        assert cancelled.returncode == 1 and "cancelled" not in cancelled.stdout
+        assert "has already ended (SUCCESS): not cancelled" in cancelled.stderr
+        assert json.loads(agentframe("status", workflow_id).stdout)["status"].endswith("SUCCESS")
+        for result in (missing, sent, cancelled):
+            assert "Traceback" not in result.stderr
+    finally:
+        worker.terminate()
+        worker.wait(30)
+
+
+def test_an_unreachable_postgres_system_database_is_one_line(tmp_path: Path) -> None:
+    """issue 23 #15: each command printed 140-240 lines of traceback."""
+    cfg = tmp_path / "agentframe.yaml"
+    cfg.write_text("adapter: scripted\n")
+    url = "postgresql://agentframe:topsecret-7@127.0.0.1:1/dbos"
+    env = {**os.environ, "AGENTFRAME_DBOS_URL": url, "HOME": str(tmp_path)}
+    for args in (
+        ["submit", "-s", "S", "hello"],
+        ["status", "w"],
+        ["result", "w"],
+        ["send", "w", "c", "t"],
+        ["cancel", "w"],
+        ["worker"],
+    ):
+        done = subprocess.run(
+            [AGENTFRAME, "--config", cfg, *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 1, (args, done.stdout, done.stderr)
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("error: cannot reach the DBOS system database"), line
+        assert "127.0.0.1" in line and "topsecret-7" not in done.stderr + done.stdout
