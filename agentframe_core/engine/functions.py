@@ -11,23 +11,19 @@
         return a + b
 
 A parameter annotated `RunContext` receives the session's context and is not shown to the
-model. Sync functions run in a daemon thread so they never block the event loop, and a timeout
-frees the run and the process at once; the thread itself cannot be stopped and runs on until
-the function returns or the process exits (`isolated.py` runs imported functions in a child
-process that is killed instead).
+model. Sync functions run on a pooled daemon thread (`daemonpool.py`) so they never block the
+event loop, and a timeout frees the run and the process at once; the thread itself cannot be
+stopped and runs on until the function returns or the process exits (`isolated.py` runs
+imported functions in a child process that is killed instead).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
 import functools
 import importlib
 import inspect
 import json
 import re
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any, get_type_hints, overload
 
@@ -37,6 +33,7 @@ from pydantic import ValidationError as PydanticValidationError
 from ..contract.model import ToolCall
 from ..contract.protocols import RunContext
 from ..contract.tools import Tool, ToolResult
+from .daemonpool import in_daemon_thread
 
 __all__ = ["FunctionTool", "FunctionToolset", "import_tool", "outcome_text", "tool"]
 
@@ -84,39 +81,11 @@ class FunctionTool:
             values[self._ctx_param] = ctx
         if self._is_async:
             return await self.fn(**values)
-        return await _in_daemon_thread(self.fn, values)
+        return await in_daemon_thread(self.fn, values)
 
     @property
     def takes_context(self) -> bool:
         return self._ctx_param is not None
-
-
-async def _in_daemon_thread(fn: Callable[..., Any], values: dict[str, Any]) -> Any:
-    """`fn(**values)` in a new daemon thread: unlike `asyncio.to_thread`, neither
-    `asyncio.run` nor the interpreter's exit waits for it once the caller gave up."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(error: BaseException | None, value: Any) -> None:
-        if done.cancelled():
-            return
-        if error is not None:
-            done.set_exception(error)
-        else:
-            done.set_result(value)
-
-    def work() -> None:
-        try:
-            value, error = context.run(fn, **values), None
-        except BaseException as err:  # handed to the caller, like to_thread does
-            value, error = None, err
-        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
-            loop.call_soon_threadsafe(settle, error, value)
-
-    name = f"agentframe-tool-{getattr(fn, '__name__', 'function')}"
-    threading.Thread(target=work, name=name, daemon=True).start()
-    return await done
 
 
 @overload
