@@ -157,3 +157,28 @@ def test_a_schema_is_compiled_once_while_its_tool_keeps_it(monkeypatch) -> None:
     assert compiled == [schema]
     validation.argument_problems(dict(schema), {"x": 1})  # another object: compiled anew
     assert len(compiled) == 2
+
+
+async def test_a_function_tools_arguments_are_checked_once_by_its_model(
+    make_stack, monkeypatch
+) -> None:
+    from agentframe_core import tool
+    from agentframe_core.engine import validation
+
+    compiled: list[dict[str, Any]] = []
+    real = validation._compile
+    monkeypatch.setattr(validation, "_compile", lambda s: compiled.append(s) or real(s))
+
+    @tool
+    def count(n: int) -> str:
+        """Counts."""
+        return f"counted {n}"
+
+    extra = {f"k{i}": "x" * 10_000 for i in range(1_000)}
+    replies = [call("count", n="many"), call("count", n=2, **extra), call("count", n=3), "ok"]
+    result = await Session(make_stack(replies, [count]), system="test").run("go")
+    first, second, third = (record.result.content for record in result.tool_calls)
+    assert first.startswith("invalid arguments: n: Input should be a valid integer")
+    assert second.count("Extra inputs are not permitted") == 5 and second.endswith("and more")
+    assert len(second) < 1_000 and third == "counted 3"
+    assert compiled == []  # its signature's model checked them, not a second validator

@@ -34,6 +34,7 @@ from ..contract.model import ToolCall
 from ..contract.protocols import RunContext
 from ..contract.tools import Tool, ToolResult
 from .daemonpool import in_daemon_thread
+from .validation import MAX_ERRORS, checked_by_dispatcher, clip
 
 __all__ = ["FunctionTool", "FunctionToolset", "import_tool", "outcome_text", "tool"]
 
@@ -56,6 +57,7 @@ class FunctionTool:
         self._ctx_param, self.arguments = _arguments_model(fn, param_docs)
         schema = self.arguments.model_json_schema()
         schema.pop("title", None)
+        checked_by_dispatcher(schema)  # `run` checks the arguments against the model itself
         self.spec = Tool(
             name=name or fn.__name__,
             description=description if description is not None else summary,
@@ -153,11 +155,12 @@ class FunctionToolset:
         ft = self._tools.get(call.name)
         if ft is None:
             return ToolResult(f"no tool named {call.name!r}", is_error=True)
-        if self._isolate and ft.reference is not None:
-            from .isolated import run_isolated
-
-            return await run_isolated(ft.reference, call.arguments)
         try:
+            if self._isolate and ft.reference is not None:
+                from .isolated import run_isolated
+
+                ft.arguments.model_validate(call.arguments)  # checked here, not in a child
+                return await run_isolated(ft.reference, call.arguments)
             value = await ft.run(call.arguments, ctx)
         except PydanticValidationError as err:
             return ToolResult(f"invalid arguments: {_brief(err)}", is_error=True)
@@ -202,10 +205,15 @@ def _to_text(value: Any) -> str:
 
 
 def _brief(err: PydanticValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
-        for e in err.errors(include_url=False)
-    )
+    """The errors, bounded as the schema validator bounds them (`validation.py`)."""
+    errors = err.errors(include_url=False, include_input=False, include_context=False)
+    problems = [
+        clip(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}")
+        for e in errors[:MAX_ERRORS]
+    ]
+    if len(errors) > MAX_ERRORS:
+        problems.append("and more")
+    return "; ".join(problems)
 
 
 def _arguments_model(

@@ -8,18 +8,29 @@ A schema is untrusted (an MCP server sends it), and so are the arguments (the mo
 - at most `MAX_ERRORS` errors are looked for, and each is cut to `MAX_MESSAGE` characters:
   jsonschema quotes whole values (a 15 MB argument, a million-value enum).
 Each schema is compiled once, while its tool keeps the same schema object: sessions of one
-process share their tools' schema objects, so one cache serves the process.
+process share their tools' schema objects, so one cache serves the process. A dispatcher that
+checks its arguments itself, against the very model the schema was made from (a function
+tool's signature), marks that schema `checked_by_dispatcher`: its arguments are checked once,
+there, not twice.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
 from ..contract.errors import AgentframeError
 
-__all__ = ["MAX_ERRORS", "MAX_MESSAGE", "ToolSchemaError", "argument_problems"]
+__all__ = [
+    "MAX_ERRORS",
+    "MAX_MESSAGE",
+    "ToolSchemaError",
+    "argument_problems",
+    "checked_by_dispatcher",
+    "clip",
+]
 
 #: Errors listed per call, at most (the search stops after one more).
 MAX_ERRORS = 5
@@ -40,6 +51,12 @@ class _Compiled:
     def __init__(self) -> None:
         self._cache: OrderedDict[int, tuple[dict[str, Any], Any]] = OrderedDict()
 
+    def put(self, schema: dict[str, Any], validator: Any) -> None:
+        self._cache[id(schema)] = (schema, validator)  # the schema kept: its id stays its own
+        self._cache.move_to_end(id(schema))
+        if len(self._cache) > _CACHE_SIZE:
+            self._cache.popitem(last=False)
+
     def get(self, schema: dict[str, Any]) -> Any:
         key = id(schema)
         cached = self._cache.get(key)
@@ -47,9 +64,7 @@ class _Compiled:
             self._cache.move_to_end(key)
             return cached[1]
         validator = _compile(schema)
-        self._cache[key] = (schema, validator)  # the schema kept alive: its id stays its own
-        if len(self._cache) > _CACHE_SIZE:
-            self._cache.popitem(last=False)
+        self.put(schema, validator)
         return validator
 
 
@@ -65,7 +80,21 @@ def _compile(schema: dict[str, Any]) -> Any:
     return cls(schema, registry=Registry())  # no `retrieve`: a ref outside is unresolvable
 
 
+class _CheckedByDispatcher:
+    """The validator of a schema whose dispatcher checks the arguments itself."""
+
+    def iter_errors(self, arguments: dict[str, Any]) -> Iterator[Any]:
+        return iter(())
+
+
 _COMPILED = _Compiled()
+
+
+def checked_by_dispatcher(schema: dict[str, Any]) -> None:
+    """Leave the arguments of calls against `schema` (this object) to its dispatcher, which
+    checks them against the model `schema` was made from. Evicted from the cache, the schema
+    is compiled and checked here again: slower, never unchecked."""
+    _COMPILED.put(schema, _CheckedByDispatcher())
 
 
 def argument_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
