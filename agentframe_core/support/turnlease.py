@@ -186,7 +186,8 @@ def reply_to(context: list[Entry], message: Entry) -> str | None:
     """The answer the session already gave to `message`: the first reply after it that ended
     a model call's work (text, no tool calls, not a re-prompted malformed reply). Later turns
     may have answered other messages since; theirs are not this one's. None if unanswered."""
-    index = next((i for i, e in enumerate(context) if e.id == message.id), None)
+    # from the end: the message is recent, the session may be long
+    index = next((i for i in range(len(context) - 1, -1, -1) if context[i].id == message.id), None)
     if index is None:
         return None
     for position in range(index + 1, len(context)):
