@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
-from collections.abc import Iterator
 from typing import Any
 
 from ..contract.errors import AgentframeError
@@ -80,13 +79,8 @@ def _compile(schema: dict[str, Any]) -> Any:
     return cls(schema, registry=Registry())  # no `retrieve`: a ref outside is unresolvable
 
 
-class _CheckedByDispatcher:
-    """The validator of a schema whose dispatcher checks the arguments itself."""
-
-    def iter_errors(self, arguments: dict[str, Any]) -> Iterator[Any]:
-        return iter(())
-
-
+#: In place of a validator: the schema's dispatcher checks the arguments itself.
+_BY_DISPATCHER = object()
 _COMPILED = _Compiled()
 
 
@@ -94,16 +88,18 @@ def checked_by_dispatcher(schema: dict[str, Any]) -> None:
     """Leave the arguments of calls against `schema` (this object) to its dispatcher, which
     checks them against the model `schema` was made from. Evicted from the cache, the schema
     is compiled and checked here again: slower, never unchecked."""
-    _COMPILED.put(schema, _CheckedByDispatcher())
+    _COMPILED.put(schema, _BY_DISPATCHER)
 
 
 def argument_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
     """What is wrong with `arguments` (empty when they match), each item naming its place
     and cut to `MAX_MESSAGE` characters; at most `MAX_ERRORS` items and a last one saying
     there are more. Raises ToolSchemaError when the schema itself cannot be used."""
+    validator = _COMPILED.get(schema)
+    if validator is _BY_DISPATCHER:
+        return []
     from referencing.exceptions import Unresolvable
 
-    validator = _COMPILED.get(schema)
     try:
         found = list(itertools.islice(validator.iter_errors(arguments), MAX_ERRORS + 1))
     except Unresolvable as err:
