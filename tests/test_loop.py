@@ -146,11 +146,11 @@ async def test_invalid_arguments_go_back_to_the_model(make_stack):
     stack = make_stack([call("echo", n="seven"), call("echo", n=7), "ok"], [echo])
     result = await Session(stack).run("echo")
     first, second = result.tool_calls
-    assert first.result.is_error and "n: 'seven' is not of type 'integer'" in first.result.content
+    assert first.result.is_error and "n: Input should be a valid integer" in first.result.content
     assert second.result.content == "7"
     assert ran == [7]
     tool_messages = [m for m in stack.adapter.requests[1].messages if m.role == "tool"]
-    assert "is not of type" in tool_messages[0].content
+    assert "Input should be a valid integer" in tool_messages[0].content
 
 
 async def test_unknown_tool(make_stack):

@@ -103,3 +103,87 @@ def test_the_reported_answer_is_the_first_after_the_message_not_a_later_turns() 
     ]
     assert reply_to(context, mine) == "the answer to both"
     assert reply_to(context[:5], mine) is None  # its turn has not answered yet
+
+
+def _count_acquisitions(store: object) -> list[float]:
+    """The ttl of every `acquire_lease` call on `store` from now on."""
+    seen: list[float] = []
+    real = store.acquire_lease  # type: ignore[attr-defined]
+
+    async def counted(session_id: str, holder: str, ttl: float) -> bool:
+        seen.append(ttl)
+        return await real(session_id, holder, ttl)
+
+    store.acquire_lease = counted  # type: ignore[attr-defined]
+    return seen
+
+
+@tool
+async def nap() -> str:
+    """Takes a while."""
+    await asyncio.sleep(0.2)
+    return "rested"
+
+
+async def test_an_in_process_lease_is_taken_once_and_never_renewed(make_stack):
+    stack = make_stack([call("nap"), "done"], [nap], turn_lease_seconds=0.03)
+    acquired = _count_acquisitions(stack.store)
+    assert (await Session(stack, "S").run("go")).reply == "done"
+    assert len(acquired) == 1  # renewed every 10 ms before: about 20 times
+    assert await stack.store.acquire_lease("S", "next", 10)  # and released
+
+
+async def test_deleting_an_in_process_session_stops_its_turn_at_once(make_stack):
+    @tool
+    async def slow() -> str:
+        """Takes long."""
+        await asyncio.sleep(30)
+        return "done"
+
+    stack = make_stack([call("slow"), "never"], [slow])  # the default ttl: 15 s
+    run = asyncio.create_task(Session(stack, "doomed").run("go"))
+    while len(stack.adapter.requests) < 1 or not await stack.store.context("doomed"):
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    await stack.store.delete("doomed")
+    with pytest.raises(SessionDeletedError):
+        await asyncio.wait_for(run, 10)
+    assert time.monotonic() - started < 0.5  # the renewal noticed it after ttl / 3 = 5 s before
+    assert await stack.store.context("doomed") == [] and await stack.store.sessions() == []
+
+
+class _SharedStore:
+    """A LeasingStore that does not declare its leases local (as one shared between
+    processes): every method the MemoryStore's, `watch_lease` left out."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+
+for _name in (
+    "append",
+    "enqueue",
+    "claim_pending",
+    "context",
+    "compact",
+    "sessions",
+    "delete",
+    "acquire_lease",
+    "release_lease",
+    "lease_revoked",
+):
+    setattr(
+        _SharedStore,
+        _name,
+        lambda self, *args, _name=_name: getattr(self.inner, _name)(*args),
+    )
+
+
+async def test_a_lease_not_declared_local_is_renewed_while_the_turn_runs(make_stack):
+    stack = make_stack([call("nap"), "done"], [nap], turn_lease_seconds=0.06)
+    stack.store = _SharedStore(stack.store)
+    acquired = _count_acquisitions(stack.store.inner)
+    assert (await Session(stack, "S").run("go")).reply == "done"
+    assert len(acquired) >= 3 and set(acquired) == {0.06}
+    assert await stack.store.acquire_lease("S", "next", 10)

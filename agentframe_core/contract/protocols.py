@@ -39,6 +39,7 @@ __all__ = [
     "ExportableStore",
     "LLMAdapter",
     "LeasingStore",
+    "LocalLeasingStore",
     "PrioritizedLoader",
     "PrunableStore",
     "Retriever",
@@ -152,6 +153,21 @@ class LeasingStore(Store, Protocol):
         released or expires, `append`, `enqueue`, `compact` and `restore` on the session
         raise `SessionDeletedError` and write nothing: a deleted session gets no entry from
         the turn that was running on it."""
+        ...
+
+
+@runtime_checkable
+class LocalLeasingStore(LeasingStore, Protocol):
+    """A `LeasingStore` whose leases live in this process, used from one event loop
+    (`MemoryStore`). Its holder cannot stall without the store stalling with it, so the loop
+    takes such a lease with no expiry and never renews it; instead of polling
+    `lease_revoked`, it asks to be told of a deletion at once."""
+
+    def watch_lease(
+        self, session_id: str, holder: str, on_revoked: Callable[[], None]
+    ) -> Callable[[], None]:
+        """Call `on_revoked()` (synchronously, from the deleting call) when the session is
+        deleted while `holder` holds its lease; return a function that stops the watch."""
         ...
 
 

@@ -11,23 +11,19 @@
         return a + b
 
 A parameter annotated `RunContext` receives the session's context and is not shown to the
-model. Sync functions run in a daemon thread so they never block the event loop, and a timeout
-frees the run and the process at once; the thread itself cannot be stopped and runs on until
-the function returns or the process exits (`isolated.py` runs imported functions in a child
-process that is killed instead).
+model. Sync functions run on a pooled daemon thread (`daemonpool.py`) so they never block the
+event loop, and a timeout frees the run and the process at once; the thread itself cannot be
+stopped and runs on until the function returns or the process exits (`isolated.py` runs
+imported functions in a child process that is killed instead).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
 import functools
 import importlib
 import inspect
 import json
 import re
-import threading
 from collections.abc import Callable, Iterable
 from typing import Any, get_type_hints, overload
 
@@ -37,6 +33,8 @@ from pydantic import ValidationError as PydanticValidationError
 from ..contract.model import ToolCall
 from ..contract.protocols import RunContext
 from ..contract.tools import Tool, ToolResult
+from .daemonpool import in_daemon_thread
+from .validation import MAX_ERRORS, checked_by_dispatcher, clip
 
 __all__ = ["FunctionTool", "FunctionToolset", "import_tool", "outcome_text", "tool"]
 
@@ -59,6 +57,7 @@ class FunctionTool:
         self._ctx_param, self.arguments = _arguments_model(fn, param_docs)
         schema = self.arguments.model_json_schema()
         schema.pop("title", None)
+        checked_by_dispatcher(schema)  # `run` checks the arguments against the model itself
         self.spec = Tool(
             name=name or fn.__name__,
             description=description if description is not None else summary,
@@ -84,39 +83,11 @@ class FunctionTool:
             values[self._ctx_param] = ctx
         if self._is_async:
             return await self.fn(**values)
-        return await _in_daemon_thread(self.fn, values)
+        return await in_daemon_thread(self.fn, values)
 
     @property
     def takes_context(self) -> bool:
         return self._ctx_param is not None
-
-
-async def _in_daemon_thread(fn: Callable[..., Any], values: dict[str, Any]) -> Any:
-    """`fn(**values)` in a new daemon thread: unlike `asyncio.to_thread`, neither
-    `asyncio.run` nor the interpreter's exit waits for it once the caller gave up."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(error: BaseException | None, value: Any) -> None:
-        if done.cancelled():
-            return
-        if error is not None:
-            done.set_exception(error)
-        else:
-            done.set_result(value)
-
-    def work() -> None:
-        try:
-            value, error = context.run(fn, **values), None
-        except BaseException as err:  # handed to the caller, like to_thread does
-            value, error = None, err
-        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
-            loop.call_soon_threadsafe(settle, error, value)
-
-    name = f"agentframe-tool-{getattr(fn, '__name__', 'function')}"
-    threading.Thread(target=work, name=name, daemon=True).start()
-    return await done
 
 
 @overload
@@ -184,11 +155,12 @@ class FunctionToolset:
         ft = self._tools.get(call.name)
         if ft is None:
             return ToolResult(f"no tool named {call.name!r}", is_error=True)
-        if self._isolate and ft.reference is not None:
-            from .isolated import run_isolated
-
-            return await run_isolated(ft.reference, call.arguments)
         try:
+            if self._isolate and ft.reference is not None:
+                from .isolated import run_isolated
+
+                ft.arguments.model_validate(call.arguments)  # checked here, not in a child
+                return await run_isolated(ft.reference, call.arguments)
             value = await ft.run(call.arguments, ctx)
         except PydanticValidationError as err:
             return ToolResult(f"invalid arguments: {_brief(err)}", is_error=True)
@@ -233,10 +205,15 @@ def _to_text(value: Any) -> str:
 
 
 def _brief(err: PydanticValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
-        for e in err.errors(include_url=False)
-    )
+    """The errors, bounded as the schema validator bounds them (`validation.py`)."""
+    errors = err.errors(include_url=False, include_input=False, include_context=False)
+    problems = [
+        clip(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}")
+        for e in errors[:MAX_ERRORS]
+    ]
+    if len(errors) > MAX_ERRORS:
+        problems.append("and more")
+    return "; ".join(problems)
 
 
 def _arguments_model(

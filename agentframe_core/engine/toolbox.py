@@ -11,7 +11,6 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..contract.configtypes import Limits
 from ..contract.definition import AgentDefinition
@@ -19,6 +18,7 @@ from ..contract.llm import ToolSpec
 from ..contract.model import Message, ToolCall
 from ..contract.protocols import RunContext, ToolDispatcher
 from ..contract.tools import Tool, ToolResult
+from .validation import ToolSchemaError, argument_problems
 
 __all__ = ["ToolCallRecord", "Toolbox"]
 
@@ -34,50 +34,18 @@ class ToolCallRecord:
     seconds: float
 
 
-class _Validators:
-    """Compiled JSON-schema validators, reused while a tool keeps the same schema object (one
-    cache for the process: sessions share their tools' schema objects)."""
-
-    def __init__(self) -> None:
-        self._cache: dict[int, tuple[dict[str, Any], Any]] = {}
-
-    def errors(self, schema: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
-        cached = self._cache.get(id(schema))
-        if cached is None or cached[0] is not schema:
-            from jsonschema import validators
-
-            cls = validators.validator_for(schema)
-            cached = (schema, cls(schema))
-            if len(self._cache) > 512:
-                self._cache.clear()
-            self._cache[id(schema)] = cached
-        return [
-            f"{'/'.join(map(str, e.absolute_path)) or 'arguments'}: {e.message}"
-            for e in cached[1].iter_errors(arguments)
-        ]
-
-
-_SHARED_VALIDATORS = _Validators()
-
-
 @dataclass(slots=True)
 class Toolbox:
     """Canonical name -> (dispatcher, tool), filtered by the agent, with the wire names."""
 
     tools: dict[str, tuple[ToolDispatcher, Tool]] = field(default_factory=dict)
     agent: AgentDefinition | None = None
-    validators: _Validators = field(default_factory=lambda: _SHARED_VALIDATORS)
     specs: list[ToolSpec] = field(default_factory=list)
     _wire_to_canonical: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    async def collect(
-        cls,
-        dispatchers: list[ToolDispatcher],
-        ctx: RunContext,
-        validators: _Validators | None = None,
-    ) -> Toolbox:
-        box = cls(agent=ctx.agent, validators=validators or _SHARED_VALIDATORS)
+    async def collect(cls, dispatchers: list[ToolDispatcher], ctx: RunContext) -> Toolbox:
+        box = cls(agent=ctx.agent)
         for dispatcher in dispatchers:
             for tool in await dispatcher.tools(ctx):
                 if tool.name in box.tools:
@@ -199,7 +167,11 @@ class Toolbox:
             )
             if reason:
                 return ToolResult(f"tool call refused: {reason}", True)
-        problems = self.validators.errors(tool.parameters, call.arguments)
+        try:
+            problems = argument_problems(tool.parameters, call.arguments)
+        except ToolSchemaError as err:  # one line: the schema is the tool's fault, not the run's
+            log.warning("tool %s cannot be called: %s", call.name, err)
+            return ToolResult(f"tool {call.name} cannot be called: {err}", True)
         if problems:
             return ToolResult(f"invalid arguments for {call.name}: {'; '.join(problems)}", True)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -66,6 +66,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._leases: dict[str, _Lease] = {}
+        self._watches: dict[tuple[str, str], Callable[[], None]] = {}
 
     def _session(self, session_id: str) -> _Session:
         self._refuse_deleted(session_id)
@@ -122,7 +123,7 @@ class MemoryStore:
         self._sessions.pop(session_id, None)
         self._revoke(session_id)
 
-    # -- turn leases (LeasingStore) ----------------------------------------------------------
+    # -- turn leases (LocalLeasingStore: in this process, one event loop) ---------------------
 
     async def acquire_lease(self, session_id: str, holder: str, ttl: float) -> bool:
         lease = self._leases.get(session_id)
@@ -140,10 +141,25 @@ class MemoryStore:
         lease = self._leases.get(session_id)
         return lease is not None and lease.revoked and lease.live()
 
+    def watch_lease(
+        self, session_id: str, holder: str, on_revoked: Callable[[], None]
+    ) -> Callable[[], None]:
+        key = (session_id, holder)
+        self._watches[key] = on_revoked
+
+        def stop() -> None:
+            if self._watches.get(key) is on_revoked:
+                del self._watches[key]
+
+        return stop
+
     def _revoke(self, session_id: str) -> None:
         lease = self._leases.get(session_id)
         if lease is not None and lease.live():
             lease.revoked = True
+            told = self._watches.pop((session_id, lease.holder), None)
+            if told is not None:
+                told()
 
     def _refuse_deleted(self, session_id: str) -> None:
         lease = self._leases.get(session_id)

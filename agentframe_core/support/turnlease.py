@@ -5,7 +5,9 @@ loop's contract is coalescing: one turn at a time, later arrivals join at the ne
 So a run first enqueues its message, then waits for the session's *turn lease*:
 
 - the holder renews it while its turn lasts (every third of `ttl`), so a killed holder blocks
-  the others for at most `ttl` seconds;
+  the others for at most `ttl` seconds; a store whose leases live in this process and its
+  one event loop (`LocalLeasingStore`, e.g. `MemoryStore`) gives a lease with no expiry,
+  never renewed, and tells of a deletion at once (no keeper task, no timer);
 - a waiter that gets the lease looks whether the turn that just ended claimed and answered its
   message; if so it reports that answer (`RunResult.coalesced`) instead of running a turn;
 - `Store.delete` of a session whose lease is held leaves a tombstone until the holder releases
@@ -21,14 +23,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from ..contract.errors import AgentframeError
 from ..contract.model import Entry, EntryKind
-from ..contract.protocols import LeasingStore, Store
+from ..contract.protocols import LeasingStore, LocalLeasingStore, Store
 
 __all__ = ["SessionDeletedError", "TurnLeaseLostError", "hold_turn", "new_holder", "reply_to"]
 
@@ -65,30 +69,75 @@ class _Holding:
 
 @contextlib.asynccontextmanager
 async def hold_turn(store: Store, session_id: str, holder: str, ttl: float) -> AsyncIterator[None]:
-    """Wait for the session's turn lease, keep it renewed while the body runs, release it.
+    """Wait for the session's turn lease, keep it while the body runs, release it.
 
     A store without leases (not a `LeasingStore`) gives no such guarantee: the body runs at
-    once. If the lease is lost (deleted session, or expired and taken), the body is cancelled
-    and `SessionDeletedError` or `TurnLeaseLostError` is raised in its place."""
-    if not isinstance(store, LeasingStore):
+    once. A `LocalLeasingStore` lease has no expiry and is not renewed: the store tells of a
+    deletion at once. Any other lease is renewed every `ttl / 3` by a keeper task. If the
+    lease is lost (deleted session, or expired and taken), the body is cancelled and
+    `SessionDeletedError` or `TurnLeaseLostError` is raised in its place."""
+    kind = _lease_kind(store)
+    if kind is None:
         yield
         return
-    await _acquire(store, session_id, holder, ttl)
+    leases = cast(LeasingStore, store)
+    local = kind is LocalLeasingStore
+    await _acquire(leases, session_id, holder, math.inf if local else ttl)
     holding = _Holding(asyncio.current_task())
-    keeper = asyncio.create_task(_keep(store, session_id, holder, ttl, holding))
+    keeper: asyncio.Task[None] | None = None
+    stop: Callable[[], object]
+    if local:
+        lost = partial(_lose_to_deletion, holding, session_id)
+        stop = cast(LocalLeasingStore, store).watch_lease(session_id, holder, lost)
+    else:
+        keeper = asyncio.create_task(_keep(leases, session_id, holder, ttl, holding))
+        stop = keeper.cancel
     try:
         yield
     except BaseException as error:
-        holding.running = False  # from here on the keeper cancels nothing
+        holding.running = False  # from here on nothing cancels the body
         _raise_why_lost(holding, error)
         raise
     finally:
         holding.running = False
-        keeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await keeper
+        stop()
+        if keeper is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
         with contextlib.suppress(Exception):
-            await asyncio.shield(store.release_lease(session_id, holder))
+            await asyncio.shield(leases.release_lease(session_id, holder))
+
+
+_KINDS: dict[type, type | None] = {}
+
+
+def _lease_kind(store: Store) -> type | None:
+    """LocalLeasingStore, LeasingStore or None: the capability the store's class declares,
+    looked up once per class (a protocol check costs microseconds, and this is every run)."""
+    try:
+        return _KINDS[type(store)]
+    except KeyError:
+        kind = next((k for k in (LocalLeasingStore, LeasingStore) if isinstance(store, k)), None)
+        _KINDS[type(store)] = kind
+        return kind
+
+
+def _deleted(session_id: str) -> SessionDeletedError:
+    return SessionDeletedError(f"session {session_id!r} was deleted during this turn")
+
+
+def _lose_to_deletion(holding: _Holding, session_id: str) -> None:
+    _lose(holding, _deleted(session_id))
+
+
+def _lose(holding: _Holding, why: AgentframeError) -> None:
+    """The lease is lost: record why, and cancel the body if it still runs. (The body is
+    then suspended at an await, where the cancellation lands.)"""
+    holding.lost = why
+    log.warning("%s", why)
+    if holding.running and holding.task is not None:
+        holding.cancelled = True
+        holding.task.cancel()
 
 
 def _raise_why_lost(holding: _Holding, error: BaseException) -> None:
@@ -111,8 +160,7 @@ async def _acquire(store: LeasingStore, session_id: str, holder: str, ttl: float
 async def _keep(
     store: LeasingStore, session_id: str, holder: str, ttl: float, holding: _Holding
 ) -> None:
-    """Renew every third of the ttl; on loss, record why and cancel the body if it runs.
-    (The body is then suspended at an await, where the cancellation lands.)"""
+    """Renew every third of the ttl; on loss, say why (`_lose`)."""
     while True:
         await asyncio.sleep(ttl / 3)
         try:
@@ -122,18 +170,15 @@ async def _keep(
         except Exception as err:  # a busy store: try again at the next period, within the ttl
             log.warning("session %r: could not renew the turn lease: %s", session_id, err)
             continue
-        holding.lost = (
-            SessionDeletedError(f"session {session_id!r} was deleted during this turn")
+        _lose(
+            holding,
+            _deleted(session_id)
             if deleted
             else TurnLeaseLostError(
                 f"session {session_id!r}: this process was stalled for more than {ttl:g} s "
                 "and another run took the turn"
-            )
+            ),
         )
-        log.warning("%s", holding.lost)
-        if holding.running and holding.task is not None:
-            holding.cancelled = True
-            holding.task.cancel()
         return
 
 
@@ -141,7 +186,8 @@ def reply_to(context: list[Entry], message: Entry) -> str | None:
     """The answer the session already gave to `message`: the first reply after it that ended
     a model call's work (text, no tool calls, not a re-prompted malformed reply). Later turns
     may have answered other messages since; theirs are not this one's. None if unanswered."""
-    index = next((i for i, e in enumerate(context) if e.id == message.id), None)
+    # from the end: the message is recent, the session may be long
+    index = next((i for i in range(len(context) - 1, -1, -1) if context[i].id == message.id), None)
     if index is None:
         return None
     for position in range(index + 1, len(context)):
