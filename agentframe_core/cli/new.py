@@ -49,27 +49,21 @@ def _kinds_help() -> str:
     return ", ".join(f"{p.kind.value} ({p.protocol_name})" for p in EXTENSION_POINTS)
 
 
-class KindType(click.ParamType):
-    """An extension point by its config key (`Kind` value), or the start of one, singular or
-    plural: `retriever` and `agents` name `retrievers` and `agent_loaders`."""
-
-    name = "kind"
-
-    def convert(
-        self, value: object, param: click.Parameter | None, ctx: click.Context | None
-    ) -> ExtensionPoint:
-        if isinstance(value, ExtensionPoint):
-            return value
-        word = str(value).strip().lower().replace("-", "_")
-        for guess in dict.fromkeys([word, word.removesuffix("s")]):
-            found = [p for p in EXTENSION_POINTS if guess and p.kind.value.startswith(guess)]
-            if len(found) == 1:
-                return found[0]
-        self.fail(f"{value!r} is not an extension point; KIND is one of: {_kinds_help()}")
+def _point(_ctx: click.Context, _param: click.Parameter, value: str) -> ExtensionPoint:
+    """KIND: an extension point by its config key (`Kind` value), or the start of one,
+    singular or plural: `retriever` and `agents` name `retrievers` and `agent_loaders`."""
+    word = value.strip().lower().replace("-", "_")
+    for guess in dict.fromkeys([word, word.removesuffix("s")]):
+        found = [p for p in EXTENSION_POINTS if guess and p.kind.value.startswith(guess)]
+        if len(found) == 1:
+            return found[0]
+    raise click.BadParameter(
+        f"{value!r} is not an extension point; KIND is one of: {_kinds_help()}"
+    )
 
 
 @new.command("plugin")
-@click.argument("point", metavar="KIND", type=KindType())
+@click.argument("point", metavar="KIND", callback=_point)
 @click.argument("name")
 @click.option(
     "--dir",
@@ -127,9 +121,7 @@ def installed_clash(app: App, name: str) -> str | None:
     for point in EXTENSION_POINTS:
         for spec in host.parts(point.kind):
             if spec.name == name:
-                return (
-                    f"the plugin {spec.plugin!r} registers a {point.kind.value} part of that name"
-                )
+                return f"the plugin {spec.plugin!r} registers a {point.protocol_name} of that name"
     from ..assembly.plugins import BUILTIN
 
     if name == BUILTIN or name in host.entry_points():
@@ -219,8 +211,8 @@ def plugin_files(point: ExtensionPoint, name: str) -> dict[PurePosixPath, str]:
         path = PurePosixPath(source)
         if path.parts[0] not in ("common", kind) or _is_fragment(path.name):
             continue  # another kind's, or a fragment the others include
-        parts = [values["package"] if part == _PACKAGE else part for part in path.parts[1:]]
-        files[PurePosixPath(*parts).with_suffix("")] = env.get_template(source).render(values)
+        output = [values["package"] if p == _PACKAGE else p for p in path.parts[1:]]
+        files[PurePosixPath(*output).with_suffix("")] = env.get_template(source).render(values)
     return files
 
 
