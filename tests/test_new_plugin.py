@@ -259,6 +259,24 @@ def test_the_templates_see_only_the_values_given_and_are_not_escaped() -> None:
         assert "graft tests" in files[PurePosixPath("MANIFEST.in")]
 
 
+def test_the_scaffolds_are_lint_clean_and_formatted(tmp_path: Path) -> None:
+    """Checked as the kernel is (its rules), with the generated pyproject's own settings."""
+    pytest.importorskip("ruff")
+    rules = "E,F,W,I,UP,B,SIM,RUF"
+    for point in EXTENSION_POINTS:
+        folder = tmp_path / NAMES[point.kind.value]
+        write_tree(folder, plugin_files(point, folder.name))
+        for check in (["check", "--select", rules], ["format", "--check", "--diff"]):
+            done = subprocess.run(
+                [sys.executable, "-m", "ruff", *check, "."],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 0, f"{folder.name}: {done.stdout}{done.stderr}"
+
+
 def test_a_kind_without_a_template_folder_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -33,8 +33,8 @@ _NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _MAX_NAME = 40
 
 #: What each kind's `_part.j2` defines for every template: the part's module and class, its
-#: kit, a one-line summary and a config block selecting it.
-_PART_VALUES = ("module", "cls", "kit", "summary", "config")
+#: kit, a one-line summary and how a config selects it (README).
+_PART_VALUES = ("module", "cls", "kit", "summary", "use")
 #: The folder name in a template path that becomes the package's name.
 _PACKAGE = "PACKAGE"
 _SUFFIX = ".j2"
