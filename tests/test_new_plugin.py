@@ -228,6 +228,9 @@ def test_kinds_are_the_extension_points_by_any_start_of_their_name(
     assert bad.returncode == 2
     assert "'widget' is not an extension point" in bad.stderr
     assert all(point.kind.value in bad.stderr for point in EXTENSION_POINTS)
+    helped = agentframe(installed, "new", "plugin", "--help", cwd=tmp_path)
+    listed = " ".join(helped.stdout.split())  # as wrapped to any width
+    assert all(f"{p.kind.value} ({p.protocol_name})" in listed for p in EXTENSION_POINTS)
 
 
 # -- what is written ------------------------------------------------------------------------

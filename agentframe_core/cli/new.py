@@ -62,7 +62,7 @@ def _point(_ctx: click.Context, _param: click.Parameter, value: str) -> Extensio
     )
 
 
-@new.command("plugin")
+@new.command("plugin", epilog=f"KIND: {_kinds_help()}; or the start of one (retriever, agents).")
 @click.argument("point", metavar="KIND", callback=_point)
 @click.argument("name")
 @click.option(
