@@ -4,9 +4,10 @@ The templates are package data (`templates/plugin/`): `common/` holds what every
 (pyproject, plugin module, README, pytest config), and one folder per extension point, named
 by its `Kind` value, holds its part, its kit-subclassing tests and its README section. The
 kinds offered are the `EXTENSION_POINTS` table's, so a new extension point needs a template
-folder and no change here. They are rendered by a sandboxed Jinja environment that sees only
-the values passed here, all of them derived from a validated NAME, and written into a folder
-this command creates: an existing folder is never written into.
+folder and no change here (each kind's `_part.j2` names its part's module, class and kit).
+They are rendered by a sandboxed Jinja environment that sees only the values passed here
+(from the validated NAME, the extension point and the kernel's version) and written into a
+folder this command creates: an existing folder is never written into.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ..contract.errors import AgentframeError
 from ..contract.extensions import EXTENSION_POINTS, ExtensionPoint
 from .app import App, pass_app
 
-__all__ = ["new", "plugin_files"]
+__all__ = ["kernel_requirement", "new", "plugin_files", "write_tree"]
 
 #: A part name: lowercase ASCII words joined by single `-` or `_`, so that it is a Python
 #: identifier once `-` is `_`, and `agentframe-NAME` a valid distribution name.
