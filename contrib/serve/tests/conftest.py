@@ -1,0 +1,172 @@
+"""Servers for the tests: `agentframe serve` on a scripted stack, in-process (uvicorn on
+127.0.0.1, in the test's event loop) or as a real `agentframe serve` process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+import yaml
+from agentframe_serve import Keys, ServeSettings, build_app
+
+from agentframe_core import PluginHost, build_stack, find_agents, load_config
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))  # servetools, for `use: functions` in the stacks below
+
+AGENT = """---
+name: {name}
+description: {description}
+---
+You answer briefly.
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def write_project(
+    root: Path, replies: list[Any], *, tools: list[str] | None = None, serve: Any = None
+) -> Path:
+    """A project: agents `helper` and `other`, scripted replies, sessions in SQLite."""
+    agents = root / ".agentframe" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    (agents / "helper.md").write_text(AGENT.format(name="helper", description="Helps."))
+    (agents / "other.md").write_text(AGENT.format(name="other", description="Also helps."))
+    config: dict[str, Any] = {
+        "adapter": {"use": "scripted", "replies": replies},
+        "store": {"use": "sqlite", "path": str(root / "sessions.db")},
+        "tools": [{"use": "functions", "import": tools or ["agentframe_core.examples:add"]}],
+    }
+    if serve is not None:
+        config["serve"] = serve
+    (root / "agentframe.yaml").write_text(yaml.safe_dump(config))
+    return root
+
+
+@dataclass
+class Served:
+    url: str
+    root: Path
+    stack: Any
+
+    @property
+    def requests(self) -> list[Any]:
+        """What the scripted model was asked."""
+        return list(self.stack.adapter.requests)
+
+    def client(self, key: str = "unused") -> Any:
+        from openai import AsyncOpenAI
+
+        return AsyncOpenAI(base_url=f"{self.url}/v1", api_key=key, max_retries=0)
+
+    async def entries(self, store_id: str) -> list[tuple[str, str]]:
+        return [(e.kind.value, e.content) for e in await self.stack.store.context(store_id)]
+
+
+@pytest.fixture
+async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+    """`await serve(replies, ...)`: an in-process server on a scripted stack."""
+    running: list[tuple[uvicorn.Server, asyncio.Task[None]]] = []
+
+    async def start(
+        replies: list[Any],
+        *,
+        tools: list[str] | None = None,
+        serve: Any = None,
+        environ: dict[str, str] | None = None,
+        host: str = "127.0.0.1",
+    ) -> Served:
+        root = write_project(tmp_path, replies, tools=tools, serve=serve)
+        plugins = PluginHost()
+        config = load_config(plugins, root / "agentframe.yaml")
+        stack = build_stack(config, plugins)
+        agents = find_agents(plugins, config, root).definitions
+        settings = ServeSettings.model_validate(serve or {})
+        keys = Keys.load(settings, environ or {})
+        app = build_app(stack, agents, root, settings, keys, loopback=host == "127.0.0.1")
+        port = free_port()
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on")
+        )
+        task = asyncio.create_task(server.serve())
+        running.append((server, task))
+        while not server.started:
+            if task.done():
+                task.result()
+            await asyncio.sleep(0.01)
+        return Served(f"http://127.0.0.1:{port}", root, stack)
+
+    yield start
+    for server, task in running:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)
+
+
+def environment(root: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "AGENTFRAME_CONFIG"}
+    path = os.pathsep.join(p for p in (str(HERE), env.get("PYTHONPATH", "")) if p)
+    return env | {
+        "AGENTFRAME_CACHE_DIR": str(root / "cache"),
+        "XDG_DATA_HOME": str(root / "data"),
+        "NO_COLOR": "1",
+        "PYTHONPATH": path,
+        **extra,
+    }
+
+
+def agentframe(*args: str) -> list[str]:
+    return [sys.executable, "-m", "agentframe_core", *args]
+
+
+@pytest.fixture
+def serve_process(tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """`serve_process(replies, ...)`: a real `agentframe serve` process, and its URL."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(
+        replies: list[Any], *args: str, tools: list[str] | None = None, **env: str
+    ) -> tuple[subprocess.Popen[str], str]:
+        root = write_project(tmp_path, replies, tools=tools)
+        port = free_port()
+        process = subprocess.Popen(
+            agentframe("serve", "--port", str(port), *args),
+            cwd=root,
+            env=environment(root, **env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        started.append(process)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise AssertionError(f"serve exited: {process.communicate()[1]}")
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    return process, url
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise AssertionError("serve did not answer /healthz in 60 s")
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
