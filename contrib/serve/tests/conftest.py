@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,7 @@ class Served:
     url: str
     root: Path
     stack: Any
+    clients: list[Any] = field(default_factory=list)
 
     @property
     def requests(self) -> list[Any]:
@@ -73,7 +74,9 @@ class Served:
     def client(self, key: str = "unused") -> Any:
         from openai import AsyncOpenAI
 
-        return AsyncOpenAI(base_url=f"{self.url}/v1", api_key=key, max_retries=0)
+        client = AsyncOpenAI(base_url=f"{self.url}/v1", api_key=key, max_retries=0)
+        self.clients.append(client)
+        return client
 
     async def entries(self, store_id: str) -> list[tuple[str, str]]:
         return [(e.kind.value, e.content) for e in await self.stack.store.context(store_id)]
@@ -83,6 +86,7 @@ class Served:
 async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
     """`await serve(replies, ...)`: an in-process server on a scripted stack."""
     running: list[tuple[uvicorn.Server, asyncio.Task[None]]] = []
+    made: list[Served] = []
 
     async def start(
         replies: list[Any],
@@ -110,9 +114,13 @@ async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
             if task.done():
                 task.result()
             await asyncio.sleep(0.01)
-        return Served(f"http://127.0.0.1:{port}", root, stack)
+        made.append(Served(f"http://127.0.0.1:{port}", root, stack))
+        return made[-1]
 
     yield start
+    for served in made:
+        for client in served.clients:
+            await client.close()
     for server, task in running:
         server.should_exit = True
         await asyncio.wait_for(task, 30)
