@@ -3,6 +3,7 @@ configured, and the stack closed when the server stops."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -33,16 +34,28 @@ __all__ = ["build_app"]
 
 log = logging.getLogger("agentframe.serve")
 
+#: How long cancelled requests may take to unwind on shutdown, after the drain bound.
+UNWIND_SECONDS = 5.0
+
 Handler = Callable[[Service, Request], Awaitable[Response | EventStream]]
 
 
 class _Answer:
     """An endpoint's answer as ASGI: its response, or its error as an error object."""
 
-    def __init__(self, service: Service, handler: Handler) -> None:
-        self.service, self.handler = service, handler
+    def __init__(self, service: Service, handler: Handler, active: set[asyncio.Task[Any]]) -> None:
+        self.service, self.handler, self.active = service, handler, active
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self.active.add(task)
+        try:
+            await self._answer(scope, receive, send)
+        finally:
+            self.active.discard(task)
+
+    async def _answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive, send)
         response: Response | EventStream
         try:
@@ -54,7 +67,10 @@ class _Answer:
             response = JSONResponse(
                 ApiError(500, f"internal error: {type(err).__name__}").body(), status_code=500
             )
-        await response(scope, receive, send)
+        try:
+            await response(scope, receive, send)
+        except asyncio.CancelledError:  # SIGTERM's drain bound ran out: the run is cancelled
+            log.warning("%s %s cancelled: the server is stopping", request.method, scope["path"])
 
 
 async def _models(service: Service, request: Request) -> Response:
@@ -104,14 +120,20 @@ def build_app(
         conversations=Conversations(stack.store, settings.remembered_conversations),
     )
 
+    #: Requests being answered: on shutdown, those uvicorn cancelled (past the drain bound)
+    #: finish unwinding, their 'interrupted' results stored, before the store closes.
+    active: set[asyncio.Task[Any]] = set()
+
     def route(path: str, handler: Handler, *methods: str) -> Route:
-        return Route(path, _Answer(service, handler), methods=list(methods))
+        return Route(path, _Answer(service, handler, active), methods=list(methods))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         try:
             yield
         finally:
+            if active:
+                await asyncio.wait(set(active), timeout=UNWIND_SECONDS)
             await stack.aclose()
 
     middleware = []

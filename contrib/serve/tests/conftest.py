@@ -148,12 +148,16 @@ def serve_process(tmp_path: Path) -> Iterator[Callable[..., Any]]:
     started: list[subprocess.Popen[str]] = []
 
     def start(
-        replies: list[Any], *args: str, tools: list[str] | None = None, **env: str
+        replies: list[Any],
+        *args: str,
+        tools: list[str] | None = None,
+        verbose: bool = False,
+        **env: str,
     ) -> tuple[subprocess.Popen[str], str]:
         root = write_project(tmp_path, replies, tools=tools)
         port = free_port()
         process = subprocess.Popen(
-            agentframe("serve", "--port", str(port), *args),
+            agentframe(*(["-vv"] if verbose else []), "serve", "--port", str(port), *args),
             cwd=root,
             env=environment(root, **env),
             stdout=subprocess.PIPE,
