@@ -25,6 +25,8 @@ from .conversations import Conversations
 from .errors import ApiError
 from .gate import Gate
 from .keys import Keys
+from .remembered import Remembered
+from .responses import create_response, delete_response, get_response
 from .service import Service
 from .sessions import delete_session, list_sessions, show_session
 from .settings import ServeSettings
@@ -118,6 +120,7 @@ def build_app(
         cwd=cwd,
         gate=Gate(keys, settings, loopback),
         conversations=Conversations(stack.store, settings.remembered_conversations),
+        responses=Remembered(settings.remembered_conversations),
     )
 
     #: Requests being answered: on shutdown, those uvicorn cancelled (past the drain bound)
@@ -154,6 +157,9 @@ def build_app(
             route("/v1/models", _models, "GET"),
             route("/v1/models/{model}", _model_one, "GET"),
             route("/v1/chat/completions", chat_completions, "POST"),
+            route("/v1/responses", create_response, "POST"),
+            route("/v1/responses/{response_id}", get_response, "GET"),
+            route("/v1/responses/{response_id}", delete_response, "DELETE"),
             route("/v1/sessions", list_sessions, "GET"),
             route("/v1/sessions/{session_id}", show_session, "GET"),
             route("/v1/sessions/{session_id}", delete_session, "DELETE"),

@@ -39,9 +39,7 @@ class _Function(BaseModel):
     model_config = ConfigDict(extra="ignore")
     name: str = Field(pattern=_NAME)
     description: str = ""
-    parameters: dict[str, Any] = Field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
 class _ToolDef(BaseModel):
@@ -275,5 +273,7 @@ async def _chunks(
             yield chunk({}, _finish_reason(result, calls))
             if include_usage:
                 usage = usage_json(result.total_usage)
-                yield sse({**meta, "object": "chat.completion.chunk", "choices": [], "usage": usage})
+                yield sse(
+                    {**meta, "object": "chat.completion.chunk", "choices": [], "usage": usage}
+                )
     yield b"data: [DONE]\n\n"

@@ -47,9 +47,7 @@ class ClientMessage:
 
 def check_client_id(value: str, param: str) -> str:
     if not _CLIENT_ID.match(value):
-        raise ApiError(
-            400, f"{param}: 1 to 128 letters, digits or `_.:-` characters", param=param
-        )
+        raise ApiError(400, f"{param}: 1 to 128 letters, digits or `_.:-` characters", param=param)
     return value
 
 

@@ -87,4 +87,3 @@ async def events(session: Session, prompt: str | None = None) -> AsyncIterator[E
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
-

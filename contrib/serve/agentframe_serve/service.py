@@ -12,10 +12,10 @@ from pathlib import Path
 from agentframe_core import AgentDefinition, RunContext, Session, Stack, Tool, Usage
 
 from .clienttools import ClientTools
-from .conversations import ClientMessage, Conversations, add_messages, check_client_id
-from .conversations import parked_calls
+from .conversations import ClientMessage, Conversations, add_messages, check_client_id, parked_calls
 from .errors import ApiError
 from .gate import Gate
+from .remembered import Remembered
 
 __all__ = ["Service", "Turn", "usage_json"]
 
@@ -39,6 +39,7 @@ class Service:
     cwd: Path
     gate: Gate
     conversations: Conversations
+    responses: Remembered
 
     def agent(self, model: str, param: str = "model") -> AgentDefinition:
         agent = self.agents.get(model)

@@ -87,7 +87,11 @@ async def test_a_streamed_run_with_a_server_tool_reports_it_as_a_comment(serve: 
         http.stream(
             "POST",
             f"{served.url}/v1/chat/completions",
-            json={"model": "helper", "messages": [{"role": "user", "content": "2+3?"}], "stream": True},
+            json={
+                "model": "helper",
+                "messages": [{"role": "user", "content": "2+3?"}],
+                "stream": True,
+            },
         ) as response,
     ):
         lines = [line async for line in response.aiter_lines() if line]
@@ -129,7 +133,9 @@ async def test_client_tools_come_back_as_tool_calls_and_their_results_continue(
             )
         ]
         deltas = [d for c in chunks for d in (c.choices[0].delta.tool_calls or [])]
-        calls = [{"id": d.id, "name": d.function.name, "arguments": d.function.arguments} for d in deltas]
+        calls = [
+            {"id": d.id, "name": d.function.name, "arguments": d.function.arguments} for d in deltas
+        ]
         content = "".join(c.choices[0].delta.content or "" for c in chunks)
         assert chunks[-1].choices[0].finish_reason == "tool_calls"
     else:
@@ -154,7 +160,11 @@ async def test_client_tools_come_back_as_tool_calls_and_their_results_continue(
             "role": "assistant",
             "content": content,
             "tool_calls": [
-                {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                {
+                    "id": c["id"],
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": c["arguments"]},
+                }
                 for c in calls
             ],
         },
@@ -167,7 +177,12 @@ async def test_client_tools_come_back_as_tool_calls_and_their_results_continue(
     session = raw.headers["x-session-id"]
     entries = await served.entries(f"local.{session}")
     assert [kind for kind, _ in entries] == [
-        "user", "assistant", "tool_call", "tool_result", "tool_result", "assistant"
+        "user",
+        "assistant",
+        "tool_call",
+        "tool_result",
+        "tool_result",
+        "assistant",
     ]
     assert entries[4][1] == "sunny, 21 C"  # the parked call's lifted result
     seen = served.requests[1].messages
@@ -183,7 +198,9 @@ async def test_a_chat_ui_resending_everything_continues_one_session(serve: Any) 
     ]
     sessions = []
     for text in ["How are you?", "Goodbye"]:
-        raw = await client.chat.completions.with_raw_response.create(model="helper", messages=messages)
+        raw = await client.chat.completions.with_raw_response.create(
+            model="helper", messages=messages
+        )
         sessions.append(raw.headers["x-session-id"])
         messages += [{"role": "assistant", "content": raw.parse().choices[0].message.content}]
         messages += [{"role": "user", "content": text}]
@@ -220,7 +237,10 @@ async def test_a_named_session_takes_only_what_follows_the_last_answer(serve: An
         extra_body={"session_id": "my-chat"},
     )
     assert await served.entries("local.my-chat") == [
-        ("user", "a"), ("assistant", "One."), ("user", "b"), ("assistant", "Two.")
+        ("user", "a"),
+        ("assistant", "One."),
+        ("user", "b"),
+        ("assistant", "Two."),
     ]
 
 
@@ -241,14 +261,21 @@ async def test_an_unknown_model_names_the_agents(serve: Any) -> None:
     [
         ({"model": "helper"}, "messages", "Field required"),
         ({"model": "helper", "messages": []}, "messages", "at least 1"),
-        ({"model": "helper", "messages": [{"role": "robot", "content": "x"}]}, "messages[0].role", "'user'"),
+        (
+            {"model": "helper", "messages": [{"role": "robot", "content": "x"}]},
+            "messages[0].role",
+            "'user'",
+        ),
         (
             {"model": "helper", "messages": [{"role": "user", "content": [{"type": "image_url"}]}]},
             "messages[0].content[0]",
             "only text parts",
         ),
         (
-            {"model": "helper", "messages": [{"role": "tool", "tool_call_id": "nope", "content": "x"}]},
+            {
+                "model": "helper",
+                "messages": [{"role": "tool", "tool_call_id": "nope", "content": "x"}],
+            },
             "messages[0].tool_call_id",
             "no call 'nope'",
         ),
@@ -258,7 +285,11 @@ async def test_an_unknown_model_names_the_agents(serve: Any) -> None:
             "last message must be from the user",
         ),
         (
-            {"model": "helper", "messages": [{"role": "user", "content": "x"}], "session_id": "a b"},
+            {
+                "model": "helper",
+                "messages": [{"role": "user", "content": "x"}],
+                "session_id": "a b",
+            },
             "session_id",
             "letters, digits",
         ),

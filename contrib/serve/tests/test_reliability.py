@@ -4,6 +4,7 @@ drains within its bound, and the logs hold no key, prompt or header value."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import threading
@@ -43,7 +44,9 @@ async def wait_for(predicate: Any, seconds: float = 10) -> None:
 async def test_a_client_leaving_mid_stream_cancels_its_run(serve: Any) -> None:
     served = await serve([nap(30), "after the nap", "next answer"], tools=NAP)
     async with httpx.AsyncClient(base_url=served.url) as http:
-        async with http.stream("POST", "/v1/chat/completions", json=ask("nap", stream=True, session="s1")) as response:
+        async with http.stream(
+            "POST", "/v1/chat/completions", json=ask("nap", stream=True, session="s1")
+        ) as response:
             lines = response.aiter_lines()  # kept open: leaving it would close the stream
             assert (await anext(lines)).startswith("data:")
 
@@ -56,7 +59,9 @@ async def test_a_client_leaving_mid_stream_cancels_its_run(serve: Any) -> None:
 
         async def interrupted() -> bool:
             entries = await served.stack.store.context(store_id)
-            return any(e.kind.value == "tool_result" and "interrupted" in e.content for e in entries)
+            return any(
+                e.kind.value == "tool_result" and "interrupted" in e.content for e in entries
+            )
 
         await wait_for(interrupted)
         kinds = [kind for kind, _ in await served.entries(store_id)]
@@ -71,10 +76,8 @@ async def test_a_client_leaving_mid_stream_cancels_its_run(serve: Any) -> None:
 async def test_a_client_leaving_a_plain_request_cancels_its_run(serve: Any) -> None:
     served = await serve([nap(30)], tools=NAP)
     async with httpx.AsyncClient(base_url=served.url, timeout=0.5) as http:
-        try:
+        with contextlib.suppress(httpx.ReadTimeout):
             await http.post("/v1/chat/completions", json=ask("nap", session="s2"))
-        except httpx.ReadTimeout:
-            pass
 
     async def interrupted() -> bool:
         entries = await served.stack.store.context("local.s2")
@@ -83,9 +86,14 @@ async def test_a_client_leaving_a_plain_request_cancels_its_run(serve: Any) -> N
     await wait_for(interrupted)
 
 
-def _stream_until(url: str, body: dict[str, Any], wanted: str, seen: list[str], ready: threading.Event) -> None:
+def _stream_until(
+    url: str, body: dict[str, Any], wanted: str, seen: list[str], ready: threading.Event
+) -> None:
     try:
-        with httpx.Client(timeout=60) as http, http.stream("POST", f"{url}/v1/chat/completions", json=body) as response:
+        with (
+            httpx.Client(timeout=60) as http,
+            http.stream("POST", f"{url}/v1/chat/completions", json=body) as response,
+        ):
             seen.append(response.headers.get("x-session-id", ""))
             for line in response.iter_lines():
                 seen.append(line)
@@ -106,7 +114,9 @@ def test_sigkill_mid_stream_loses_no_acknowledged_entry(serve_process: Any, tmp_
     seen: list[str] = []
     ready = threading.Event()
     body = ask("2+3?", stream=True, session="killed")
-    reader = threading.Thread(target=_stream_until, args=(url, body, ": tool add done", seen, ready))
+    reader = threading.Thread(
+        target=_stream_until, args=(url, body, ": tool add done", seen, ready)
+    )
     reader.start()
     assert ready.wait(30) and ": tool add done" in seen
     process.send_signal(signal.SIGKILL)
@@ -127,7 +137,9 @@ def test_sigterm_lets_a_running_request_finish(serve_process: Any, tmp_path: Pat
     process, url = serve_process([{"content": "finished in time", "delay": 1.5}])
     answers: list[httpx.Response] = []
     thread = threading.Thread(
-        target=lambda: answers.append(httpx.post(f"{url}/v1/chat/completions", json=ask("hi"), timeout=30))
+        target=lambda: answers.append(
+            httpx.post(f"{url}/v1/chat/completions", json=ask("hi"), timeout=30)
+        )
     )
     thread.start()
     time.sleep(0.5)
@@ -146,7 +158,8 @@ def test_sigterm_cancels_what_outlasts_the_drain_bound(
     seen: list[str] = []
     ready = threading.Event()
     reader = threading.Thread(
-        target=_stream_until, args=(url, ask("nap", stream=True, session="drained"), "never", seen, ready)
+        target=_stream_until,
+        args=(url, ask("nap", stream=True, session="drained"), "never", seen, ready),
     )
     reader.start()
     time.sleep(1.0)  # the nap is under way
@@ -169,10 +182,16 @@ def test_no_key_prompt_or_header_value_reaches_the_logs(serve_process: Any) -> N
     key = "logkey-0123456789abcdef"
     process, url = serve_process(["a reply"], verbose=True, AGENTFRAME_SERVE_API_KEYS=f"ops={key}")
     prompt, header = "PROMPT-7f3a-confidential", "HEADER-9c1d-value"
-    with httpx.Client(base_url=url, headers={"authorization": f"Bearer {key}", "x-custom": header}) as http:
+    with httpx.Client(
+        base_url=url, headers={"authorization": f"Bearer {key}", "x-custom": header}
+    ) as http:
         assert http.post("/v1/chat/completions", json=ask(prompt)).status_code == 200
-        assert http.post("/v1/chat/completions", json=ask(prompt)).status_code == 500  # script ran out
-        assert http.post("/v1/chat/completions", json={**ask(prompt), "model": "x"}).status_code == 404
+        assert (
+            http.post("/v1/chat/completions", json=ask(prompt)).status_code == 500
+        )  # script ran out
+        assert (
+            http.post("/v1/chat/completions", json={**ask(prompt), "model": "x"}).status_code == 404
+        )
         refused = http.get("/v1/models", headers={"authorization": f"Bearer {key}-{header}"})
         assert refused.status_code == 401
     process.send_signal(signal.SIGTERM)

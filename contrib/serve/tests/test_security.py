@@ -57,7 +57,10 @@ async def test_another_keys_session_is_refused_exactly_like_an_unknown_one(serve
             json={"model": "helper", "messages": HELLO, "session_id": alices},
         )
         assert answer.json()["choices"][0]["message"]["content"] == "Hi Bob."
-    assert await served.entries(f"alice.{alices}") == [("user", "hello"), ("assistant", "Hi Alice.")]
+    assert await served.entries(f"alice.{alices}") == [
+        ("user", "hello"),
+        ("assistant", "Hi Alice."),
+    ]
     assert await served.entries(f"bob.{alices}") == [("user", "hello"), ("assistant", "Hi Bob.")]
     async with httpx.AsyncClient(
         base_url=served.url, headers={"authorization": f"Bearer {ALICE}"}
@@ -108,6 +111,7 @@ async def test_bodies_and_message_counts_are_capped(serve: Any) -> None:
         big = {"model": "helper", "messages": [{"role": "user", "content": "x" * 6000}]}
         response = await http.post("/v1/chat/completions", json=big)
         assert response.status_code == 413 and "5000 bytes" in response.json()["error"]["message"]
+
         async def parts() -> Any:  # no Content-Length: the cap counts what arrives
             for _ in range(6):
                 yield b"x" * 1000
