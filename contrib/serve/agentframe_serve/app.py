@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from agentframe_core import AgentDefinition, Stack
 
+from .agui import agui_run
 from .chat import chat_completions
 from .conversations import Conversations
 from .errors import ApiError
@@ -160,6 +161,7 @@ def build_app(
             route("/v1/responses", create_response, "POST"),
             route("/v1/responses/{response_id}", get_response, "GET"),
             route("/v1/responses/{response_id}", delete_response, "DELETE"),
+            route("/ag-ui/{agent}", agui_run, "POST"),
             route("/v1/sessions", list_sessions, "GET"),
             route("/v1/sessions/{session_id}", show_session, "GET"),
             route("/v1/sessions/{session_id}", delete_session, "DELETE"),
