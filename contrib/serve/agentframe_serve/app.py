@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from agentframe_core import AgentDefinition, Stack
 
+from .a2a import A2A
 from .agui import agui_run
 from .chat import chat_completions
 from .conversations import Conversations
@@ -114,7 +115,9 @@ def build_app(
     keys: Keys,
     *,
     loopback: bool,
+    base_url: str,
 ) -> Starlette:
+    """The app; `base_url` is where clients reach it (A2A agent cards name it)."""
     service = Service(
         stack=stack,
         agents={a.name: a for a in agents},
@@ -127,6 +130,8 @@ def build_app(
     #: Requests being answered: on shutdown, those uvicorn cancelled (past the drain bound)
     #: finish unwinding, their 'interrupted' results stored, before the store closes.
     active: set[asyncio.Task[Any]] = set()
+
+    a2a = A2A(service, settings.public_url or base_url)
 
     def route(path: str, handler: Handler, *methods: str) -> Route:
         return Route(path, _Answer(service, handler, active), methods=list(methods))
@@ -162,6 +167,8 @@ def build_app(
             route("/v1/responses/{response_id}", get_response, "GET"),
             route("/v1/responses/{response_id}", delete_response, "DELETE"),
             route("/ag-ui/{agent}", agui_run, "POST"),
+            route("/a2a/{agent}/.well-known/agent-card.json", a2a.card, "GET"),
+            route("/a2a/{agent}", a2a.rpc, "POST"),
             route("/v1/sessions", list_sessions, "GET"),
             route("/v1/sessions/{session_id}", show_session, "GET"),
             route("/v1/sessions/{session_id}", delete_session, "DELETE"),

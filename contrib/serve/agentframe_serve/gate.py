@@ -91,6 +91,19 @@ class Gate:
 
     async def body(self, request: Request) -> dict[str, Any]:
         """The JSON object of the request, read no further than the cap."""
+        raw = await self.raw_body(request)
+        try:
+            value = json.loads(raw)
+        except ValueError as err:
+            raise ApiError(400, f"the body is not JSON: {err}") from None
+        except RecursionError:
+            raise ApiError(400, "the body is nested too deeply") from None
+        if not isinstance(value, dict):
+            raise ApiError(400, "the body must be a JSON object")
+        return value
+
+    async def raw_body(self, request: Request) -> bytes:
+        """The request's body, read no further than the cap."""
         cap = self.settings.max_body_bytes
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > cap:
@@ -102,12 +115,4 @@ class Gate:
             if size > cap:
                 raise ApiError(413, f"the body is larger than {cap} bytes (serve.max_body_bytes)")
             chunks.append(chunk)
-        try:
-            value = json.loads(b"".join(chunks))
-        except ValueError as err:
-            raise ApiError(400, f"the body is not JSON: {err}") from None
-        except RecursionError:
-            raise ApiError(400, "the body is nested too deeply") from None
-        if not isinstance(value, dict):
-            raise ApiError(400, "the body must be a JSON object")
-        return value
+        return b"".join(chunks)

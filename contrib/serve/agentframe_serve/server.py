@@ -29,7 +29,8 @@ def run_server(
     host: str,
     port: int,
 ) -> None:
-    app = build_app(stack, agents, cwd, settings, keys, loopback=is_loopback(host))
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    app = build_app(stack, agents, cwd, settings, keys, loopback=is_loopback(host), base_url=url)
     config = uvicorn.Config(
         app,
         host=host,

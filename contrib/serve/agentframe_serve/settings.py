@@ -38,6 +38,11 @@ class ServeSettings(BaseModel):
     drain_seconds: PositiveFloat = Field(
         default=10.0, description="On SIGTERM: how long running requests may finish."
     )
+    public_url: str | None = Field(
+        default=None,
+        description="Where clients reach the server (behind a proxy), for A2A agent cards; "
+        "default: http://HOST:PORT.",
+    )
     remembered_conversations: PositiveInt = Field(
         default=10_000,
         description="Conversations recognised without a session id (an LRU, in memory).",

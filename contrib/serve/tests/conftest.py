@@ -103,8 +103,11 @@ async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
         agents = find_agents(plugins, config, root).definitions
         settings = ServeSettings.model_validate(serve or {})
         keys = Keys.load(settings, environ or {})
-        app = build_app(stack, agents, root, settings, keys, loopback=host == "127.0.0.1")
         port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        app = build_app(
+            stack, agents, root, settings, keys, loopback=host == "127.0.0.1", base_url=url
+        )
         server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on")
         )
@@ -114,7 +117,7 @@ async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
             if task.done():
                 task.result()
             await asyncio.sleep(0.01)
-        made.append(Served(f"http://127.0.0.1:{port}", root, stack))
+        made.append(Served(url, root, stack))
         return made[-1]
 
     yield start

@@ -36,8 +36,9 @@ async def test_the_local_model_answers_through_chat_completions(
         store=MemoryStore(),
         context=VerbatimBuilder(),
     )
-    app = build_app(stack, agents, tmp_path, ServeSettings(), Keys(), loopback=True)
     port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    app = build_app(stack, agents, tmp_path, ServeSettings(), Keys(), loopback=True, base_url=url)
     server = uvicorn.Server(uvicorn.Config(app, port=port, log_config=None, lifespan="off"))
     task = asyncio.create_task(server.serve())
     client = AsyncOpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0)
