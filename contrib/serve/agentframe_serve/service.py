@@ -101,7 +101,8 @@ class Service:
         else:
             client_id = uuid.uuid4().hex
         session = self.session(owner, client_id, agent, tools)
-        parked = await parked_calls(self.stack.store, session.id)
+        results = any(m.role == "tool" for m in new)  # only results need the parked calls
+        parked = await parked_calls(self.stack.store, session.id) if results else {}
         await add_messages(session, new, parked)
         return Turn(session, client_id, owner, messages)
 
