@@ -113,9 +113,8 @@ class _Executor(AgentExecutor):
     ) -> None:
         await updater.start_work()
         session = self.service.session(owner, context_id, self.agent)
-        await session.send(context.get_user_input())
         artifact, streamed = str(uuid.uuid4()), False
-        async for item in events(session):
+        async for item in events(session, context.get_user_input()):
             if isinstance(item, Token) and item.text:
                 await updater.add_artifact(
                     [Part(text=item.text)], artifact_id=artifact, name="answer", append=streamed

@@ -138,7 +138,7 @@ async def _events(service: Service, turn: Turn, run: RunAgentInput) -> AsyncGene
     said: list[str] = []
     yield out(StepStartedEvent(step_name="turn 1"))
     after_tools = False
-    async for item in events(turn.session):
+    async for item in events(turn.session, turn.prompt):
         if isinstance(item, Token) and not item.text:
             continue
         if isinstance(item, Token) and after_tools:  # the model speaks again: a new turn

@@ -185,7 +185,7 @@ async def chat_completions(service: Service, request: Request) -> Response | Eve
         include_usage = bool(parsed.stream_options and parsed.stream_options.include_usage)
         return EventStream(_chunks(service, turn, meta, include_usage), release, headers)
     try:
-        result = await unless_disconnected(request, turn.session.run())
+        result = await unless_disconnected(request, turn.session.run(turn.prompt))
     except ClientGone:
         log.info("client left; run on session %s cancelled", turn.session.id)
         return Response(status_code=499)
@@ -246,7 +246,7 @@ async def _chunks(
     yield chunk({"role": "assistant", "content": ""})
     said: list[str] = []
     gap = False
-    async for event in events(turn.session):
+    async for event in events(turn.session, turn.prompt):
         if isinstance(event, Token):
             text = ("\n\n" + event.text) if gap and said else event.text
             gap = False

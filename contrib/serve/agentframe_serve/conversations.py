@@ -119,9 +119,10 @@ async def parked_calls(store: Store, session_id: str) -> dict[str, str]:
 async def add_messages(
     session: Session, messages: Sequence[ClientMessage], parked: dict[str, str]
 ) -> None:
-    """Store what the client added: user messages and the results of parked calls are queued
-    (a result is the lifted result of its parked call), earlier turns of a conversation the
-    server never saw are appended as history."""
+    """Store what the client added but a last user message (the run sends that one): user
+    messages and the results of parked calls are queued (a result is the lifted result of
+    its parked call), earlier turns of a conversation the server never saw are appended as
+    history."""
     if not messages or messages[-1].role not in ("user", "tool"):
         raise ApiError(
             400, "messages: the last message must be from the user or a tool", param="messages"
@@ -137,7 +138,8 @@ async def add_messages(
                 f"{param}: no call {message.tool_call_id!r} waits for a result here",
                 param=param,
             )
-    for message in messages:
+    stored = messages[:-1] if messages[-1].role == "user" else messages
+    for message in stored:
         role = message.role
         if role == "user":
             await session.send(message.content)

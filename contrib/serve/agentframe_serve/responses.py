@@ -219,7 +219,7 @@ async def create_response(service: Service, request: Request) -> Response | Even
         chunks = _events(service, turn, response_id, agent.name, previous)
         return EventStream(chunks, release, headers)
     try:
-        result = await unless_disconnected(request, turn.session.run())
+        result = await unless_disconnected(request, turn.session.run(turn.prompt))
     except ClientGone:
         return Response(status_code=499)
     except Exception as err:
@@ -258,7 +258,7 @@ async def _events(
     message_id = f"msg_{uuid.uuid4().hex}"
     said: list[str] = []
     where = {"item_id": message_id, "output_index": 0, "content_index": 0}
-    async for item in events(turn.session):
+    async for item in events(turn.session, turn.prompt):
         if isinstance(item, Token):
             if not said:
                 added = _message_item(message_id, "", status="in_progress")

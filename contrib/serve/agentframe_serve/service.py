@@ -30,6 +30,10 @@ class Turn:
     client_id: str
     owner: str
     messages: list[ClientMessage]
+    #: The request's last message when it is the user's: the run sends it, so that a run
+    #: elsewhere that answered it already (another request, another replica) is reported
+    #: instead of the model being asked again with nothing new.
+    prompt: str | None = None
 
 
 @dataclass(slots=True)
@@ -104,6 +108,9 @@ class Service:
         results = any(m.role == "tool" for m in new)  # only results need the parked calls
         parked = await parked_calls(self.stack.store, session.id) if results else {}
         await add_messages(session, new, parked)
+        last = new[-1]
+        if last.role == "user":
+            return Turn(session, client_id, owner, messages, last.content)
         return Turn(session, client_id, owner, messages)
 
     def remember(self, turn: Turn, answer: ClientMessage) -> None:

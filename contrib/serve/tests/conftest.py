@@ -41,7 +41,12 @@ def free_port() -> int:
 
 
 def write_project(
-    root: Path, replies: list[Any], *, tools: list[str] | None = None, serve: Any = None
+    root: Path,
+    replies: list[Any],
+    *,
+    tools: list[str] | None = None,
+    serve: Any = None,
+    store: dict[str, Any] | None = None,
 ) -> Path:
     """A project: agents `helper` and `other`, scripted replies, sessions in SQLite."""
     agents = root / ".agentframe" / "agents"
@@ -50,7 +55,7 @@ def write_project(
     (agents / "other.md").write_text(AGENT.format(name="other", description="Also helps."))
     config: dict[str, Any] = {
         "adapter": {"use": "scripted", "replies": replies},
-        "store": {"use": "sqlite", "path": str(root / "sessions.db")},
+        "store": store or {"use": "sqlite", "path": str(root / "sessions.db")},
         "tools": [{"use": "functions", "import": tools or ["agentframe_core.examples:add"]}],
     }
     if serve is not None:
@@ -155,9 +160,10 @@ def serve_process(tmp_path: Path) -> Iterator[Callable[..., Any]]:
         *args: str,
         tools: list[str] | None = None,
         verbose: bool = False,
+        store: dict[str, Any] | None = None,
         **env: str,
     ) -> tuple[subprocess.Popen[str], str]:
-        root = write_project(tmp_path, replies, tools=tools)
+        root = write_project(tmp_path, replies, tools=tools, store=store)
         port = free_port()
         process = subprocess.Popen(
             agentframe(*(["-vv"] if verbose else []), "serve", "--port", str(port), *args),
