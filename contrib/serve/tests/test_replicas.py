@@ -4,6 +4,8 @@ the session's history stays one conversation, each answer after the message it a
 
 from __future__ import annotations
 
+import itertools
+import json
 import threading
 import time
 import uuid
@@ -33,8 +35,8 @@ def test_two_replicas_serve_one_session_by_turns(
 ) -> None:
     store = {"use": "postgres", "dsn_env": "AGENTFRAME_TEST_PG", "schema": schema}
     replies = [{"content": "noted", "delay": 0.6}] * 8
-    first, url_a = serve_process(replies, store=store, AGENTFRAME_TEST_PG=postgres_dsn)
-    second, url_b = serve_process(replies, store=store, AGENTFRAME_TEST_PG=postgres_dsn)
+    _, url_a = serve_process(replies, store=store, AGENTFRAME_TEST_PG=postgres_dsn)
+    _, url_b = serve_process(replies, store=store, AGENTFRAME_TEST_PG=postgres_dsn)
     answers: dict[str, str] = {}
 
     def ask(url: str, text: str) -> None:
@@ -58,9 +60,7 @@ def test_two_replicas_serve_one_session_by_turns(
     monkeypatch.setenv("AGENTFRAME_TEST_PG", postgres_dsn)
     shown = run_cli(tmp_path, "sessions", "show", "local.shared", "--json")
     assert shown.returncode == 0, shown.stderr
-    import json
-
     kinds = [e["kind"] for e in json.loads(shown.stdout)]
     assert kinds.count("user") == 4 and kinds[-1] == "assistant"
     # never an answer to nothing: each assistant entry follows a user message
-    assert all(b != "assistant" or a == "user" for a, b in zip(kinds, kinds[1:], strict=False))
+    assert all(b != "assistant" or a == "user" for a, b in itertools.pairwise(kinds))
