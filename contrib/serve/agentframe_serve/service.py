@@ -97,8 +97,10 @@ class Service:
         if named is not None:
             client_id = check_client_id(named, param)
             if await conversations.exists(owner, client_id):
-                last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
-                new = messages[last + 1 :]
+                answer = max(
+                    (i for i, m in enumerate(messages) if m.role == "assistant"), default=-1
+                )
+                new = messages[answer + 1 :]
         elif (found := conversations.recognise(owner, messages)) is not None:
             client_id, count = found
             new = messages[count:]
@@ -107,10 +109,9 @@ class Service:
         session = self.session(owner, client_id, agent, tools)
         results = any(m.role == "tool" for m in new)  # only results need the parked calls
         parked = await parked_calls(self.stack.store, session.id) if results else {}
-        await add_messages(session, new, parked)
-        last = new[-1]
-        if last.role == "user":
-            return Turn(session, client_id, owner, messages, last.content)
+        await add_messages(session, new, parked)  # refuses an empty `new`
+        if new[-1].role == "user":
+            return Turn(session, client_id, owner, messages, new[-1].content)
         return Turn(session, client_id, owner, messages)
 
     def remember(self, turn: Turn, answer: ClientMessage) -> None:
