@@ -186,6 +186,8 @@ class A2A:
     """The A2A endpoints of every agent the server offers."""
 
     def __init__(self, service: Service, base_url: str) -> None:
+        # The SDK logs request bodies and tasks (prompts, answers) at DEBUG: never, even -vv.
+        logging.getLogger("a2a").setLevel(max(logging.WARNING, logging.getLogger("a2a").level))
         tasks = InMemoryTaskStore()
         self.agents: dict[str, _Agent] = {}
         for name, agent in service.agents.items():

@@ -180,12 +180,29 @@ def test_sigterm_cancels_what_outlasts_the_drain_bound(
 
 def test_no_key_prompt_or_header_value_reaches_the_logs(serve_process: Any) -> None:
     key = "logkey-0123456789abcdef"
-    process, url = serve_process(["a reply"], verbose=True, AGENTFRAME_SERVE_API_KEYS=f"ops={key}")
+    process, url = serve_process(
+        ["a reply", "another"], verbose=True, AGENTFRAME_SERVE_API_KEYS=f"ops={key}"
+    )
     prompt, header = "PROMPT-7f3a-confidential", "HEADER-9c1d-value"
     with httpx.Client(
         base_url=url, headers={"authorization": f"Bearer {key}", "x-custom": header}
     ) as http:
         assert http.post("/v1/chat/completions", json=ask(prompt)).status_code == 200
+        a2a = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "message/send",
+            "params": {
+                "message": {
+                    "kind": "message",
+                    "messageId": "m1",
+                    "contextId": "c1",
+                    "role": "user",
+                    "parts": [{"kind": "text", "text": prompt}],
+                }
+            },
+        }
+        assert http.post("/a2a/helper", json=a2a).status_code == 200
         assert (
             http.post("/v1/chat/completions", json=ask(prompt)).status_code == 500
         )  # script ran out
