@@ -313,3 +313,22 @@ async def test_a_bad_request_names_its_field(serve: Any, body: Any, param: str, 
     assert error["type"] == "invalid_request_error" and error["param"] == param
     assert words in error["message"] and error["message"].startswith(param)
     assert served.requests == []
+
+
+async def test_a_run_that_fails_is_an_error_in_either_shape(serve: Any) -> None:
+    served = await serve([])  # the script is empty: the model call fails
+    client = served.client()
+    hello = [{"role": "user", "content": "hi"}]
+    with pytest.raises(openai.InternalServerError) as caught:
+        await client.chat.completions.create(model="helper", messages=hello)
+    assert caught.value.body["code"] == "run_failed"
+    assert "ScriptExhaustedError" in caught.value.body["message"]
+    stream = await client.chat.completions.create(model="helper", messages=hello, stream=True)
+    with pytest.raises(openai.APIError, match="ScriptExhaustedError"):
+        async for _ in stream:
+            pass
+    events = [
+        e async for e in await client.responses.create(model="helper", input="hi", stream=True)
+    ]
+    assert events[-1].type == "response.failed"
+    assert "ScriptExhaustedError" in events[-1].response.error.message

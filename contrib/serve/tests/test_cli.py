@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import httpx
 from conftest import write_project
 
 from agentframe_core.testing import run_cli
@@ -30,3 +32,16 @@ def test_the_config_check_accepts_a_serve_block(tmp_path: Path) -> None:
     write_project(tmp_path, ["unused"], serve={"max_messages": 10})
     done = run_cli(tmp_path, "config", "check", timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_health_readiness_and_the_offered_agents(serve_process: Any) -> None:
+    _, url = serve_process(["unused"], "--agent", "helper")
+    assert httpx.get(f"{url}/healthz").json() == {"status": "ok"}
+    assert httpx.get(f"{url}/readyz").json() == {"status": "ready", "agents": 1}
+    models = httpx.get(f"{url}/v1/models").json()["data"]
+    assert [m["id"] for m in models] == ["helper"]
+    other = httpx.post(
+        f"{url}/v1/chat/completions",
+        json={"model": "other", "messages": [{"role": "user", "content": "hi"}]},
+    )
+    assert other.status_code == 404 and "models are this server's agents: helper" in other.text
