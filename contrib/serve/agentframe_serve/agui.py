@@ -206,6 +206,7 @@ async def _events(service: Service, turn: Turn, run: RunAgentInput) -> AsyncGene
                             input_tokens=usage.prompt_tokens,
                             output_tokens=usage.completion_tokens,
                             total_tokens=usage.total_tokens,
+                            cached_input_tokens=usage.cached_tokens,
                         )
                     ],
                 )

@@ -45,7 +45,10 @@ async def test_a_run_as_validated_ag_ui_events(serve: Any) -> None:
                 "content": "Let me delegate.",
                 "tool_calls": [{"name": "delegate", "arguments": {"task": "sum"}}],
             },
-            "The helper is done.",
+            {
+                "content": "The helper is done.",
+                "usage": {"prompt_tokens": 90, "completion_tokens": 6, "cached_tokens": 80},
+            },
         ],
         tools=TOOLS,
     )
@@ -82,6 +85,8 @@ async def test_a_run_as_validated_ag_ui_events(serve: Any) -> None:
     assert result.content == "the helper says: done" and result.tool_call_id == start.tool_call_id
     finished = seen[-1]
     assert finished.result["reply"] == "The helper is done."
+    (usage,) = finished.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_input_tokens) == (90, 6, 80)
     assert finished.outcome.type == "success" and not finished.outcome.pending_tool_call_ids
     texts = "".join(e.delta for e in seen if e.type == EventType.TEXT_MESSAGE_CONTENT)
     assert texts == "Let me delegate.The helper is done."
