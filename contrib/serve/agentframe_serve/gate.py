@@ -44,14 +44,20 @@ def _host_name(header: str) -> str:
 class Gate:
     keys: Keys
     settings: ServeSettings
-    #: Bound to loopback: only loopback Host headers are served (DNS rebinding).
+    #: Bound to loopback without keys: only loopback Host headers are served (a web page
+    #: reaching it through DNS rebinding would otherwise be served). With keys, a reverse
+    #: proxy on the machine may pass its own Host.
     loopback: bool
     _running: dict[str, int] = field(default_factory=dict)
 
     def admit(self, request: Request) -> str:
         """The owner of the request (the key's name), or an ApiError refusing it."""
         headers = request.headers
-        if self.loopback and not is_loopback(_host_name(headers.get("host", ""))):
+        if (
+            self.loopback
+            and not self.keys.required  # with keys, a page can't call: it has no key
+            and not is_loopback(_host_name(headers.get("host", "")))
+        ):
             raise ApiError(403, "this server answers only to a loopback Host header")
         origin = headers.get("origin")
         if origin is not None and origin not in self.settings.cors_origins:

@@ -183,3 +183,13 @@ async def test_a_loopback_server_refuses_a_foreign_host_header(serve: Any) -> No
     async with httpx.AsyncClient(base_url=served.url) as http:
         assert (await http.get("/v1/models", headers={"host": "evil.example"})).status_code == 403
         assert (await http.get("/v1/models", headers={"host": "localhost:80"})).status_code == 200
+        assert (await http.get("/v1/models", headers={"host": "[::1]:8000"})).status_code == 200
+
+
+async def test_with_keys_a_proxy_may_pass_its_own_host(serve: Any) -> None:
+    served = await serve(["unused"], environ=KEYS)
+    proxied = {"host": "agents.example.com", "authorization": f"Bearer {ALICE}"}
+    async with httpx.AsyncClient(base_url=served.url) as http:
+        assert (await http.get("/v1/models", headers=proxied)).status_code == 200
+        anonymous = await http.get("/v1/models", headers={"host": "agents.example.com"})
+        assert anonymous.status_code == 401
