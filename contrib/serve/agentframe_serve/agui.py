@@ -49,6 +49,7 @@ from starlette.requests import Request
 
 from agentframe_core import ToolCall
 
+from .chat import text_of
 from .clienttools import client_calls, client_tool
 from .conversations import ClientMessage
 from .errors import ApiError, from_validation
@@ -62,15 +63,10 @@ log = logging.getLogger("agentframe.serve")
 
 
 def _text(content: Any, path: str) -> str:
-    if isinstance(content, str) or content is None:
-        return content or ""
-    texts = []
-    for j, part in enumerate(content):
-        if getattr(part, "type", None) != "text":
-            param = f"{path}[{j}]"
-            raise ApiError(400, f"{param}: only text parts are supported", param=param)
-        texts.append(part.text)
-    return "".join(texts)
+    """A message's content as text: a string, or its text parts (as the chat API reads)."""
+    if isinstance(content, list):
+        content = [part.model_dump() for part in content]
+    return text_of(content, path)
 
 
 def _messages(run: RunAgentInput, cap: int) -> list[ClientMessage]:

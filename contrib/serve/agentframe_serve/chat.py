@@ -189,8 +189,6 @@ async def chat_completions(service: Service, request: Request) -> Response | Eve
     except ClientGone:
         log.info("client left; run on session %s cancelled", turn.session.id)
         return Response(status_code=499)
-    except ApiError:
-        raise
     except Exception as err:
         raise _run_failed(turn, err) from None
     finally:
