@@ -193,7 +193,13 @@ class A2A:
         for name, agent in service.agents.items():
             card = _card(agent, f"{base_url}/a2a/{name}")
             handler = DefaultRequestHandler(_Executor(service, agent), tasks, card)
-            dispatcher = JsonRpcDispatcher(handler, _Caller(), enable_v0_3_compat=True)
+            dispatcher = JsonRpcDispatcher(
+                handler,
+                _Caller(),
+                enable_v0_3_compat=True,
+                # streams cut at once on SIGTERM otherwise; within uvicorn's own bound
+                shutdown_grace_period=max(0.0, service.gate.settings.drain_seconds - 1),
+            )
             self.agents[name] = _Agent(card, dispatcher)
 
     def _agent(self, service: Service, request: Request) -> _Agent:

@@ -217,3 +217,40 @@ def test_no_key_prompt_or_header_value_reaches_the_logs(serve_process: Any) -> N
     assert "serving" in logs  # the server did talk
     for secret in (key, prompt, header):
         assert secret not in logs
+
+
+def test_sigterm_lets_a_running_a2a_stream_finish(serve_process: Any) -> None:
+    process, url = serve_process([{"content": "finished in time", "delay": 1.5}])
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "message/stream",
+        "params": {
+            "message": {
+                "kind": "message",
+                "messageId": "m1",
+                "contextId": "drain",
+                "role": "user",
+                "parts": [{"kind": "text", "text": "hi"}],
+            }
+        },
+    }
+    lines: list[str] = []
+
+    def read() -> None:
+        with (
+            httpx.Client(timeout=30) as http,
+            http.stream("POST", f"{url}/a2a/helper", json=body) as response,
+        ):
+            lines.extend(line for line in response.iter_lines() if line.startswith("data:"))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(0.7)  # the task is working: the model answers after 1.5 s
+    process.send_signal(signal.SIGTERM)
+    reader.join(30)
+    states = [
+        json.loads(line[5:]).get("result", {}).get("status", {}).get("state") for line in lines
+    ]
+    assert "completed" in states, lines
+    assert process.wait(30) == -signal.SIGTERM
