@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
 import subprocess
 import sys
 import time
@@ -17,51 +15,14 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-import yaml
 from agentframe_serve import Keys, ServeSettings, build_app
 
 from agentframe_core import PluginHost, build_stack, find_agents, load_config
 
 HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))  # servetools, for `use: functions` in the stacks below
+sys.path.insert(0, str(HERE))  # servekit and servetools (`use: functions` in the stacks)
 
-AGENT = """---
-name: {name}
-description: {description}
----
-You answer briefly.
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def write_project(
-    root: Path,
-    replies: list[Any],
-    *,
-    tools: list[str] | None = None,
-    serve: Any = None,
-    store: dict[str, Any] | None = None,
-) -> Path:
-    """A project: agents `helper` and `other`, scripted replies, sessions in SQLite."""
-    agents = root / ".agentframe" / "agents"
-    agents.mkdir(parents=True, exist_ok=True)
-    (agents / "helper.md").write_text(AGENT.format(name="helper", description="Helps."))
-    (agents / "other.md").write_text(AGENT.format(name="other", description="Also helps."))
-    config: dict[str, Any] = {
-        "adapter": {"use": "scripted", "replies": replies},
-        "store": store or {"use": "sqlite", "path": str(root / "sessions.db")},
-        "tools": [{"use": "functions", "import": tools or ["agentframe_core.examples:add"]}],
-    }
-    if serve is not None:
-        config["serve"] = serve
-    (root / "agentframe.yaml").write_text(yaml.safe_dump(config))
-    return root
+from servekit import agentframe, environment, free_port, write_project  # noqa: E402
 
 
 @dataclass
@@ -132,22 +93,6 @@ async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
     for server, task in running:
         server.should_exit = True
         await asyncio.wait_for(task, 30)
-
-
-def environment(root: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "AGENTFRAME_CONFIG"}
-    path = os.pathsep.join(p for p in (str(HERE), env.get("PYTHONPATH", "")) if p)
-    return env | {
-        "AGENTFRAME_CACHE_DIR": str(root / "cache"),
-        "XDG_DATA_HOME": str(root / "data"),
-        "NO_COLOR": "1",
-        "PYTHONPATH": path,
-        **extra,
-    }
-
-
-def agentframe(*args: str) -> list[str]:
-    return [sys.executable, "-m", "agentframe_core", *args]
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from conftest import write_project
+from servekit import write_project
 
 from agentframe_core.testing import run_cli
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import uvicorn
 from agentframe_serve import Keys, ServeSettings, build_app
-from conftest import free_port, write_project
+from servekit import free_port, write_project
 
 from agentframe_core import MemoryStore, PluginHost, Stack, VerbatimBuilder, find_agents
 

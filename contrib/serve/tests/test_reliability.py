@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import HERE
+from servekit import HERE
 
 from agentframe_core.testing import run_cli
 

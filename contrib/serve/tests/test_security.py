@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from conftest import write_project
+from servekit import write_project
 
 from agentframe_core.testing import run_cli
 
