@@ -51,6 +51,7 @@ TOP_LEVEL_KEYS = {point.kind.value for point in STACK_POINTS} | {
     "limits",
     "profiles",
     "profile",
+    "serve",  # agentframe-serve's block (it validates it: `agentframe serve`)
 }
 
 

@@ -1,0 +1,46 @@
+"""The uvicorn process: no access log (paths only, never a header, key or prompt), and on
+SIGTERM it stops accepting, lets running requests finish for `drain_seconds`, cancels the
+rest (their sessions stay well-formed) and exits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import uvicorn
+
+from agentframe_core import AgentDefinition, Stack
+
+from .app import build_app
+from .gate import is_loopback
+from .keys import Keys
+from .settings import ServeSettings
+
+__all__ = ["run_server"]
+
+
+def run_server(
+    stack: Stack,
+    agents: list[AgentDefinition],
+    cwd: Path,
+    settings: ServeSettings,
+    keys: Keys,
+    *,
+    host: str,
+    port: int,
+) -> None:
+    url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    app = build_app(stack, agents, cwd, settings, keys, loopback=is_loopback(host), base_url=url)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=max(1, round(settings.drain_seconds)),
+        lifespan="on",
+        log_config=None,  # agentframe's logging: its formatter redacts secrets
+    )
+    names = ", ".join(a.name for a in agents) or "none"
+    click.echo(f"serving {len(agents)} agent(s) on http://{host}:{port} ({names})", err=True)
+    uvicorn.Server(config).run()

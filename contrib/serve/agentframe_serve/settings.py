@@ -1,0 +1,67 @@
+"""The `serve:` block of agentframe.yaml: keys, caps and CORS for `agentframe serve`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
+from pydantic import ValidationError as PydanticValidationError
+
+from agentframe_core import Config, ConfigError, ConfigIssue
+
+__all__ = ["HashedKey", "ServeSettings", "serve_settings"]
+
+
+class HashedKey(BaseModel):
+    """An API key as the config keeps it: its SHA-256, never the key itself."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,40}$", description="Whose key; owns sessions.")
+    sha256: str = Field(pattern=r"^[0-9a-fA-F]{64}$", description="hex SHA-256 of the key.")
+
+
+class ServeSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    api_keys: list[HashedKey] = Field(default_factory=list)
+    api_keys_env: str = Field(
+        default="AGENTFRAME_SERVE_API_KEYS",
+        description="Environment variable with comma-separated keys, each `name=key` or `key`.",
+    )
+    max_body_bytes: PositiveInt = Field(default=4 * 1024 * 1024, description="Request body cap.")
+    max_messages: PositiveInt = Field(default=1_000, description="Messages per request.")
+    max_concurrent_per_key: PositiveInt = Field(default=4, description="Runs at once per key.")
+    cors_origins: list[str] = Field(
+        default_factory=list, description="Browser origins allowed to call (none: CORS off)."
+    )
+    drain_seconds: PositiveFloat = Field(
+        default=10.0, description="On SIGTERM: how long running requests may finish."
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="Where clients reach the server (behind a proxy), for A2A agent cards; "
+        "default: http://HOST:PORT.",
+    )
+    remembered_conversations: PositiveInt = Field(
+        default=10_000,
+        description="Conversations recognised without a session id (an LRU, in memory).",
+    )
+
+
+def serve_settings(config: Config) -> ServeSettings:
+    """The validated `serve:` block (defaults when absent), or a ConfigError naming the field."""
+    raw: Any = config.data.get("serve") or {}
+    try:
+        return ServeSettings.model_validate(raw)
+    except PydanticValidationError as err:
+        issues = [
+            ConfigIssue(
+                config.file,
+                ".".join(["serve", *(str(p) for p in e["loc"])]),
+                e["msg"],
+                None,
+            )
+            for e in err.errors()
+        ]
+        raise ConfigError(issues) from None

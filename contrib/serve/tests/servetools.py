@@ -1,0 +1,22 @@
+"""Tools for the serve tests' stacks (`import: [servetools:nap]`)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agentframe_core import RunContext, tool
+
+
+@tool(writes=False)
+async def nap(seconds: float) -> str:
+    """Waits, then says so."""
+    await asyncio.sleep(seconds)
+    return f"slept {seconds} s"
+
+
+@tool(writes=False)
+async def delegate(task: str, ctx: RunContext) -> str:
+    """Hands a task to a helper, reporting its progress as a sub-agent would."""
+    ctx.emit("child_started", {"session_id": "child-1", "agent": "helper", "task": task})
+    ctx.emit("child_finished", {"session_id": "child-1", "outcome": "completed"})
+    return "the helper says: done"

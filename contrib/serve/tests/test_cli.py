@@ -1,0 +1,47 @@
+"""`agentframe serve` refuses what it cannot serve before it binds: a bad `serve:` option
+(named by file and field) or an unknown agent, never with a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+from servekit import write_project
+
+from agentframe_core.testing import run_cli
+
+
+def test_a_bad_serve_option_is_named_with_its_file(tmp_path: Path) -> None:
+    write_project(tmp_path, ["unused"], serve={"max_messages": 0, "colour": "red"})
+    done = run_cli(tmp_path, "serve", "--port", "8123", timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert f"{tmp_path / 'agentframe.yaml'}: serve.max_messages:" in done.stderr
+    assert "serve.colour" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_unknown_agent_names_the_agents(tmp_path: Path) -> None:
+    write_project(tmp_path, ["unused"])
+    done = run_cli(tmp_path, "serve", "--port", "8123", "--agent", "nobody", timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert "nobody" in done.stderr and "helper" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_config_check_accepts_a_serve_block(tmp_path: Path) -> None:
+    write_project(tmp_path, ["unused"], serve={"max_messages": 10})
+    done = run_cli(tmp_path, "config", "check", timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_health_readiness_and_the_offered_agents(serve_process: Any) -> None:
+    _, url = serve_process(["unused"], "--agent", "helper")
+    assert httpx.get(f"{url}/healthz").json() == {"status": "ok"}
+    assert httpx.get(f"{url}/readyz").json() == {"status": "ready", "agents": 1}
+    models = httpx.get(f"{url}/v1/models").json()["data"]
+    assert [m["id"] for m in models] == ["helper"]
+    other = httpx.post(
+        f"{url}/v1/chat/completions",
+        json={"model": "other", "messages": [{"role": "user", "content": "hi"}]},
+    )
+    assert other.status_code == 404 and "models are this server's agents: helper" in other.text
