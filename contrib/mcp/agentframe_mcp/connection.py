@@ -22,7 +22,10 @@ from mcp.client.stdio import get_default_environment
 from agentframe_core import AgentframeError, ToolResult
 
 from .content import to_tool_result
+from .http import MAX_REPLY, capped_client
 from .options import HttpServer, McpOptions, StdioServer, expand
+from .schemas import kept_tools
+from .screen import ListingScreen, TooManyToolsError
 from .stdio import StdioProcess, open_stdio
 
 __all__ = ["McpConnection", "ServerUnavailableError", "State"]
@@ -65,6 +68,7 @@ class McpConnection:
         self._session: ClientSession | None = None
         self._process: StdioProcess | None = None
         self._runner: asyncio.Task[None] | None = None
+        self._screen: ListingScreen | None = None
         self._stop = asyncio.Event()
         self._lock = asyncio.Lock()
         self._failures = 0
@@ -121,7 +125,12 @@ class McpConnection:
         try:
             async with self._open() as (read, write, process):
                 self._process = process
-                async with ClientSession(read, write, message_handler=self._on_message) as session:
+                screen = self._screen = ListingScreen(
+                    self.name, self.options.max_tools, read, write
+                )
+                async with ClientSession(
+                    screen.read, screen.write, message_handler=self._on_message
+                ) as session:
                     phase = "initialize"
                     with anyio.fail_after(self.options.startup_timeout):
                         await session.initialize()
@@ -161,10 +170,17 @@ class McpConnection:
 
     def _describe(self, err: BaseException, phase: str) -> str:
         err = _leaf(err)
+        if isinstance(err, TooManyToolsError):
+            return str(err)
         if isinstance(err, TimeoutError):
             options = self.options
-            limit = options.startup_timeout if phase == "initialize" else options.list_timeout
-            return f"MCP server {self.name!r} did not answer {phase} within {limit:g} s"
+            if phase == "initialize":
+                limit = options.startup_timeout
+                return f"MCP server {self.name!r} did not answer initialize within {limit:g} s"
+            return (
+                f"MCP server {self.name!r} did not finish tools/list (the listing and its schema "
+                f"checks) within {options.list_timeout:g} s"
+            )
         detail = str(err) or type(err).__name__
         if isinstance(err, OSError) and phase == "start":
             command = getattr(self.config, "command", "?")
@@ -200,28 +216,41 @@ class McpConnection:
         if config.type == "sse":
             from mcp.client.sse import sse_client
 
-            async with sse_client(config.url, headers=headers) as (read, write):
+            async with sse_client(
+                config.url, headers=headers, httpx_client_factory=capped_client
+            ) as (read, write):
                 yield read, write, None
             return
-        import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
-        async with client, streamable_http_client(config.url, http_client=client) as streams:
+        client = capped_client(headers)
+        async with (
+            client,
+            streamable_http_client(
+                config.url, http_client=client, max_sse_event_size=MAX_REPLY
+            ) as streams,
+        ):
             yield streams[0], streams[1], None
 
     async def _list(self, session: ClientSession) -> list[types.Tool]:
+        """Every page, at most `max_tools` in all, then the tools whose schemas pass: all of
+        it within `list_timeout`."""
         tools: list[types.Tool] = []
         cursor: str | None = None
+        screen = self._screen
+        assert screen is not None
         with anyio.fail_after(self.options.list_timeout):
             for _ in range(MAX_PAGES):
                 params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
                 page = await session.list_tools(params=params)
+                screen.check()
                 tools.extend(page.tools)
+                if len(tools) > self.options.max_tools:
+                    raise screen.too_many()
                 cursor = page.next_cursor
                 if not cursor:
                     break
-        return tools
+            return await kept_tools(self.name, tools)
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
@@ -239,7 +268,7 @@ class McpConnection:
         self.stale = False
         try:
             self.tools = await self._list(session)
-        except (TimeoutError, MCPError) as err:
+        except (TimeoutError, MCPError, TooManyToolsError) as err:
             self.stale = True
             self.log.warning("MCP server %r: tools/list failed: %s", self.name, err)
 

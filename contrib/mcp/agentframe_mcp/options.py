@@ -24,6 +24,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PositiveFloat,
+    PositiveInt,
     TypeAdapter,
     ValidationError,
     model_validator,
@@ -102,6 +103,9 @@ class McpOptions(BaseModel):
     startup_timeout: PositiveFloat = Field(default=15.0, description="Seconds to initialize.")
     list_timeout: PositiveFloat = Field(default=10.0, description="Seconds for tools/list.")
     call_timeout: PositiveFloat = Field(default=60.0, description="Seconds per tool call.")
+    max_tools: PositiveInt = Field(
+        default=1000, description="A server listing more tools than this is left out."
+    )
     close_timeout: Annotated[float, Field(gt=0, le=2.0)] = Field(
         default=1.5, description="Seconds a server is given to stop before it is killed (<= 2)."
     )
