@@ -19,11 +19,11 @@ import anyio
 from mcp import ClientSession, MCPError, types
 from mcp.client.stdio import get_default_environment
 
-from agentframe_core import AgentframeError, ToolResult
+from agentframe_core import AgentframeError, ToolResult, redact_text
 
 from .content import to_tool_result
 from .http import MAX_REPLY, capped_client
-from .options import HttpServer, McpOptions, StdioServer, expand
+from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
 from .schemas import kept_tools
 from .screen import ListingScreen, TooManyToolsError
 from .stdio import StdioProcess, open_stdio
@@ -32,6 +32,7 @@ __all__ = ["McpConnection", "ServerUnavailableError", "State"]
 
 MAX_PAGES = 50  # of tools/list: a server that pages forever is cut off
 EXIT_NOTE_WAIT = 0.3  # seconds to wait for a dead server's exit code, for the error message
+MIN_SECRET = 4  # env values shorter than this are not masked in messages (they would garble them)
 
 
 class State(StrEnum):
@@ -69,6 +70,7 @@ class McpConnection:
         self._process: StdioProcess | None = None
         self._runner: asyncio.Task[None] | None = None
         self._screen: ListingScreen | None = None
+        self._secrets: list[str] = []  # env and header values, masked in every message
         self._stop = asyncio.Event()
         self._lock = asyncio.Lock()
         self._failures = 0
@@ -114,7 +116,7 @@ class McpConnection:
     def _failed(self, state: State, error: str) -> None:
         if self.state is State.CLOSED:
             return
-        self.state, self.error = state, error
+        self.state, self.error = state, self._masked(error)
         self._failures += 1
         self._failed_at = time.monotonic()
         self._session = None
@@ -168,7 +170,15 @@ class McpConnection:
             for task in waits:
                 task.cancel()
 
+    def _masked(self, text: str) -> str:
+        """Every message this connection makes, as the kernel masks output: URL credentials,
+        tokens, and the server's own env and header values (a library may quote them)."""
+        return redact_text(text, known=self._secrets)
+
     def _describe(self, err: BaseException, phase: str) -> str:
+        return self._masked(self._reason(err, phase))
+
+    def _reason(self, err: BaseException, phase: str) -> str:
         err = _leaf(err)
         if isinstance(err, TooManyToolsError):
             return str(err)
@@ -201,7 +211,9 @@ class McpConnection:
     async def _open(self) -> AsyncIterator[Streams]:
         config, where = self.config, f"mcpServers.{self.name}"
         if isinstance(config, StdioServer):
-            env = get_default_environment() | expand(config.env, f"{where}.env")
+            expanded = expand(config.env, f"{where}.env")
+            self._secrets = [v for v in expanded.values() if len(v) >= MIN_SECRET]
+            env = get_default_environment() | expanded
             async with open_stdio(
                 self.name,
                 config.command,
@@ -212,7 +224,8 @@ class McpConnection:
             ) as (read, write, process):
                 yield read, write, process
             return
-        headers = expand(config.headers, f"{where}.headers")
+        headers = expand_headers(config.headers, f"{where}.headers")
+        self._secrets = list(headers.values())
         if config.type == "sse":
             from mcp.client.sse import sse_client
 
@@ -254,7 +267,7 @@ class McpConnection:
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
-            self.log.warning("transport error: %s", message)
+            self.log.warning("transport error: %s", self._masked(str(message)))
         elif isinstance(message, types.ToolListChangedNotification):
             self.stale = True
             if self.on_tools_changed is not None:
@@ -270,7 +283,9 @@ class McpConnection:
             self.tools = await self._list(session)
         except (TimeoutError, MCPError, TooManyToolsError) as err:
             self.stale = True
-            self.log.warning("MCP server %r: tools/list failed: %s", self.name, err)
+            self.log.warning(
+                "MCP server %r: tools/list failed: %s", self.name, self._masked(str(err))
+            )
 
     async def aclose(self) -> None:
         """Stop the server: never longer than `close_timeout` plus a little, even if it hangs."""
@@ -303,7 +318,9 @@ class McpConnection:
             return await self._call_failed(tool, err)
         except Exception as err:  # a reply the SDK could not parse, say
             return ToolResult(
-                f"MCP server {self.name!r}: {tool} failed: {type(err).__name__}: {err}",
+                self._masked(
+                    f"MCP server {self.name!r}: {tool} failed: {type(err).__name__}: {err}"
+                ),
                 True,
                 meta={"exception": type(err).__name__},
             )
@@ -333,7 +350,7 @@ class McpConnection:
                 True,
                 meta={"exception": "timeout"},
             )
-        return ToolResult(f"MCP server {self.name!r}: {tool}: {err.message}", True)
+        return ToolResult(self._masked(f"MCP server {self.name!r}: {tool}: {err.message}"), True)
 
     def status(self) -> dict[str, Any]:
         return {"server": self.name, "state": self.state.value, "error": self.error}

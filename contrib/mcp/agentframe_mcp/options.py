@@ -27,6 +27,7 @@ from pydantic import (
     PositiveInt,
     TypeAdapter,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -69,6 +70,33 @@ class HttpServer(_Server):
     type: Literal["http", "sse", "streamable-http"]
     url: Annotated[str, Field(pattern=r"^https?://")]
     headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("headers")
+    @classmethod
+    def _check_headers(cls, headers: dict[str, str]) -> dict[str, str]:
+        problem = header_problem(headers)
+        if problem is not None:
+            raise ValueError(problem)
+        return headers
+
+
+#: An HTTP header name (RFC 9110 token), and what a value may not hold (h11 refuses it and
+#: quotes the whole value in its error: a secret on the screen).
+_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_HEADER_BAD = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def header_problem(headers: dict[str, str]) -> str | None:
+    """What is wrong with a header, naming it, never its value (it is likely a secret)."""
+    for name, value in headers.items():
+        if not _HEADER_NAME.match(name):
+            return f"header {name[:80]!r} is not a valid header name"
+        if _HEADER_BAD.search(value):
+            return (
+                f"header {name!r} has a line break or another control character in its value "
+                "(not shown)"
+            )
+    return None
 
 
 ServerConfig = Annotated[StdioServer | HttpServer, Field(discriminator="type")]
@@ -215,6 +243,15 @@ def expand(values: dict[str, str], where: str) -> dict[str, str]:
         return _VAR.sub(sub, value)
 
     return {key: one(key, value) for key, value in values.items()}
+
+
+def expand_headers(headers: dict[str, str], where: str) -> dict[str, str]:
+    """`expand` for headers, checked again once expanded (a variable may hold a newline)."""
+    expanded = expand(headers, where)
+    problem = header_problem(expanded)
+    if problem is not None:
+        raise McpConfigError(f"{where}: {problem}")
+    return expanded
 
 
 def mask(values: dict[str, str]) -> dict[str, str]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from mcp import types
 
-from agentframe_core import RunContext, Tool, ToolCall, ToolResult
+from agentframe_core import RunContext, Tool, ToolCall, ToolResult, redact_data
 
 from .connection import McpConnection, ServerUnavailableError, State
 from .names import exposed_name, unique_names
@@ -118,7 +118,8 @@ class McpToolset:
         await asyncio.gather(*(c.aclose() for c in self.connections.values()))
 
     def status(self) -> list[dict[str, Any]]:
-        """Each server: its state, error, transport (secrets masked) and tool names."""
+        """Each server: its state, error, transport (secrets masked: env and header values
+        entirely, URLs, arguments and errors as the kernel masks all output) and tool names."""
         rows = []
         for connection in self.connections.values():
             row = connection.status()
@@ -128,7 +129,7 @@ class McpToolset:
                 for name, (c, tool) in self._routes.items()
                 if c is connection
             ]
-            rows.append(row)
+            rows.append(redact_data(row))
         return rows
 
 

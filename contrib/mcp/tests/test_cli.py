@@ -79,3 +79,53 @@ def test_doctor_and_list_report_a_server_that_fails_to_start(
     assert listed.returncode == 1 and "FAIL gone" in listed.stdout
     for output in (doctor.stdout + doctor.stderr, listed.stdout + listed.stderr):
         assert "Traceback" not in output and SECRET not in output
+
+
+def test_a_header_with_a_line_break_is_a_config_error_naming_it_not_its_value(
+    tmp_path: Path,
+) -> None:
+    header = {"X-Api-Key": f"{SECRET}\nInjected: yes"}
+    cwd = project(
+        tmp_path, {"docs": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": header}}
+    )
+    for args in (("mcp", "list"), ("mcp", "list", "--json"), ("doctor",)):
+        done = run_cli(cwd, *args)
+        output = done.stdout + done.stderr
+        assert done.returncode != 0, output
+        assert "server 'docs'" in output and "header 'X-Api-Key'" in output, output
+        assert "line break" in output and SECRET not in output and "Traceback" not in output
+
+
+def test_an_expanded_header_with_a_line_break_fails_its_server_naming_it(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("MCP_CLI_SECRET", f"{SECRET}\n")
+    server = {
+        "type": "http",
+        "url": "http://127.0.0.1:1/mcp",
+        "headers": {"Authorization": "Bearer ${MCP_CLI_SECRET}"},
+    }
+    cwd = project(tmp_path, {"docs": server, "time": time_entry()})
+    for args in (("mcp", "list"), ("mcp", "list", "--json"), ("doctor",), ("-v", "mcp", "list")):
+        done = run_cli(cwd, *args)
+        output = done.stdout + done.stderr
+        assert done.returncode == 1, output
+        assert "mcpServers.docs.headers: header 'Authorization' has a line break" in output
+        assert SECRET not in output and "Traceback" not in output, output
+
+
+def test_list_masks_credentials_in_urls_and_arguments(tmp_path: Path) -> None:
+    url = f"http://agent:{SECRET}@127.0.0.1:1/mcp?token={SECRET}"
+    stdio = {
+        "command": sys.executable,
+        "args": ["-c", "pass", f"--db=postgresql://u:p@{SECRET}@h/db"],
+    }
+    cwd = project(tmp_path, {"docs": {"type": "http", "url": url}, "local": stdio})
+    text, data = run_cli(cwd, "mcp", "list"), run_cli(cwd, "mcp", "list", "--json")
+    for done in (text, data):
+        assert done.returncode == 1
+        assert SECRET not in done.stdout + done.stderr, done.stdout + done.stderr
+    rows = {r["server"]: r for r in json.loads(data.stdout)["servers"]}
+    assert rows["docs"]["url"] == "http://***@127.0.0.1:1/mcp?token=***"
+    assert rows["local"]["args"][-1] == "--db=postgresql://***@h/db"
+    assert "http://***@127.0.0.1:1/mcp?token=***" in text.stdout
