@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .agent import AgentDefinition, Backoff
+    from .agents.folders import project_dirs
     from .agents.frontmatter import Frontmatter, read_frontmatter, split_frontmatter
     from .agents.loader import FolderLoader
     from .agents.parse import definition_from_frontmatter
@@ -206,6 +207,7 @@ _LAZY = {
     "SkillScan": ".agents.skills",
     "discover_skills": ".agents.skills",
     "skill_folders": ".agents.skills",
+    "project_dirs": ".agents.folders",
     "skill_resources": ".agents.skills",
     "split_frontmatter": ".agents.frontmatter",
     "Outcome": ".session",
@@ -331,6 +333,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "SkillScan",
     "discover_skills",
     "skill_folders",
+    "project_dirs",
     "skill_resources",
     "split_frontmatter",
     "Outcome",

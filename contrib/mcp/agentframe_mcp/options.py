@@ -4,7 +4,8 @@ already use, and how long to wait for them.
     {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {...}},
                     "docs": {"type": "http", "url": "https://...", "headers": {...}}}}
 
-Servers come from the project's `.mcp.json` (nearest to the working folder), then the file
+Servers come from the project's `.mcp.json` (the nearest from the working folder up to the
+repository root; ours, writable by us alone), then the file
 named by `config`, then `servers` inline; a later source replaces a server of the same name.
 `${VAR}` (and `${VAR:-default}`) in `env` and `headers` is taken from the environment.
 """
@@ -31,7 +32,7 @@ from pydantic import (
     model_validator,
 )
 
-from agentframe_core import AgentframeError, Backoff
+from agentframe_core import AgentframeError, Backoff, project_dirs
 
 __all__ = [
     "HttpServer",
@@ -185,11 +186,28 @@ _TAGS = {"stdio", "http", "sse", "streamable-http"}
 
 
 def find_project_file(cwd: Path) -> Path | None:
-    for folder in (cwd, *cwd.parents):
+    """The nearest `.mcp.json` from `cwd` up to the repository root, as agent definitions are
+    found: one further up belongs to someone else's folders, and its commands would run."""
+    for folder in project_dirs(cwd):
         candidate = folder / PROJECT_FILE
         if candidate.exists():
             return candidate
     return None
+
+
+def _check_owner(path: Path, info: os.stat_result) -> None:
+    """A file whose commands we run must be ours and writable by us alone."""
+    uid = os.geteuid()
+    if info.st_uid != uid:
+        raise McpConfigError(
+            f"{path}: owned by another user (uid {info.st_uid}, not {uid}); its commands are "
+            "not run (chown it, or use a file of your own with `config`)"
+        )
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise McpConfigError(
+            f"{path}: writable by group or others (mode {stat.S_IMODE(info.st_mode):o}); its "
+            "commands are not run (chmod go-w it)"
+        )
 
 
 def read_file(path: Path) -> dict[str, StdioServer | HttpServer]:
@@ -200,6 +218,7 @@ def read_file(path: Path) -> dict[str, StdioServer | HttpServer]:
         raise McpConfigError(f"{path}: cannot be read: {err.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise McpConfigError(f"{path}: not a regular file")
+    _check_owner(path, info)
     if info.st_size > MAX_FILE_BYTES:
         raise McpConfigError(f"{path}: {info.st_size} bytes; an mcp.json is at most 1 MiB")
     try:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from agentframe_core.testing import run_cli
@@ -129,3 +131,44 @@ def test_list_masks_credentials_in_urls_and_arguments(tmp_path: Path) -> None:
     assert rows["docs"]["url"] == "http://***@127.0.0.1:1/mcp?token=***"
     assert rows["local"]["args"][-1] == "--db=postgresql://***@h/db"
     assert "http://***@127.0.0.1:1/mcp?token=***" in text.stdout
+
+
+def marker_server(marker: Path) -> dict[str, Any]:
+    """A server whose start leaves `marker` behind: proof that its command ran."""
+    return {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}
+
+
+def test_a_mcp_json_above_the_repository_root_is_not_read(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"up": marker_server(marker)}}))
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    for cwd in (repo / "sub", repo):
+        done = run_cli(cwd, "mcp", "list", "--json")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == {"servers": []}
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("hostile", ["group-writable", "another user's"])
+def test_a_mcp_json_of_another_user_or_writable_by_others_is_refused(
+    tmp_path: Path, hostile: str
+) -> None:
+    marker = tmp_path / "ran"
+    cwd = project(tmp_path, {"m": marker_server(marker)})
+    file = cwd / ".mcp.json"
+    if hostile == "group-writable":
+        file.chmod(0o664)
+        expected = f"{file}: writable by group or others (mode 664)"
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("only root can give a file to another user")
+        os.chown(file, 65534, 65534)
+        expected = f"{file}: owned by another user (uid 65534, not 0)"
+    for args in (("mcp", "list"), ("doctor",), ("run", "hi")):
+        done = run_cli(cwd, *args)
+        assert done.returncode != 0, done.stdout
+        assert expected in done.stdout + done.stderr, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+    assert not marker.exists()

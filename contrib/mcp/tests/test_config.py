@@ -26,6 +26,7 @@ def write(path: Path, servers: dict[str, Any]) -> Path:
 def test_servers_come_from_the_project_file_a_config_file_and_inline(tmp_path: Path) -> None:
     project = tmp_path / "repo"
     (project / "src" / "deep").mkdir(parents=True)
+    (project / ".git").mkdir()
     write(project / ".mcp.json", {"a": {"command": "a-proj"}, "b": {"command": "b-proj"}})
     other = write(tmp_path / "other.json", {"b": {"command": "b-file"}, "c": {"command": "c"}})
     options = McpOptions(
