@@ -21,6 +21,7 @@ from mcp.client.stdio import get_default_environment
 
 from agentframe_core import AgentframeError, ToolResult, redact_text
 
+from . import depth
 from .content import to_tool_result
 from .http import MAX_REPLY, capped_client
 from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
@@ -213,7 +214,7 @@ class McpConnection:
         if isinstance(config, StdioServer):
             expanded = expand(config.env, f"{where}.env")
             self._secrets = [v for v in expanded.values() if len(v) >= MIN_SECRET]
-            env = get_default_environment() | expanded
+            env = get_default_environment() | expanded | {depth.ENV: str(depth.current() + 1)}
             async with open_stdio(
                 self.name,
                 config.command,
@@ -312,7 +313,10 @@ class McpConnection:
             return ToolResult(str(err), True, meta={"exception": "unavailable"})
         try:
             result = await session.call_tool(
-                tool, arguments, read_timeout_seconds=self.options.call_timeout
+                tool,
+                arguments,
+                read_timeout_seconds=self.options.call_timeout,
+                meta={depth.META: depth.current() + 1},
             )
         except MCPError as err:
             return await self._call_failed(tool, err)
