@@ -316,7 +316,7 @@ class McpConnection:
                 tool,
                 arguments,
                 read_timeout_seconds=self.options.call_timeout,
-                meta={depth.META: depth.current() + 1},
+                meta=depth.request_meta(),
             )
         except MCPError as err:
             return await self._call_failed(tool, err)

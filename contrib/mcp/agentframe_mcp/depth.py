@@ -16,7 +16,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["ENV", "META", "current", "of_call", "serving"]
+from mcp.types import RequestParamsMeta
+
+__all__ = ["ENV", "META", "current", "of_call", "request_meta", "serving"]
 
 ENV = "AGENTFRAME_MCP_DEPTH"
 META = "agentframe/depth"
@@ -38,6 +40,12 @@ def current() -> int:
     (0 for an agentframe no MCP client started)."""
     depth = _current.get()
     return depth if depth is not None else _parse(os.environ.get(ENV, 0))
+
+
+def request_meta() -> RequestParamsMeta:
+    """The `_meta` of a request this process sends: one level deeper than the work in progress."""
+    meta: RequestParamsMeta = {"agentframe/depth": current() + 1}  # type: ignore[typeddict-unknown-key]
+    return meta
 
 
 def of_call(meta: Mapping[str, Any] | None) -> int:
