@@ -117,7 +117,7 @@ def test_a_ref_outside_the_schema_is_never_fetched_and_its_tool_left_out(
         tmp_path,
         {"h": listing(tmp_path, "h", tools)},
         [{"tool_calls": calls}, "done"],
-        call_timeout=5,
+        call_timeout=20,
     )
     started = time.monotonic()
     done = run_cli(cwd, "run", "go", "--json", timeout=60)
