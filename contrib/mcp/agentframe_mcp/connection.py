@@ -33,7 +33,7 @@ __all__ = ["McpConnection", "ServerUnavailableError", "State"]
 
 MAX_PAGES = 50  # of tools/list: a server that pages forever is cut off
 EXIT_NOTE_WAIT = 0.3  # seconds to wait for a dead server's exit code, for the error message
-MIN_SECRET = 4  # env values shorter than this are not masked in messages (they would garble them)
+MIN_SECRET = 4  # shorter env and header values are not masked in messages (they would garble them)
 
 
 class State(StrEnum):
@@ -226,7 +226,7 @@ class McpConnection:
                 yield read, write, process
             return
         headers = expand_headers(config.headers, f"{where}.headers")
-        self._secrets = list(headers.values())
+        self._secrets = [v for v in headers.values() if len(v) >= MIN_SECRET]
         if config.type == "sse":
             from mcp.client.sse import sse_client
 
