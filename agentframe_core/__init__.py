@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from .contract.reports import CompactionReport, RetrievalReport
     from .contract.tools import Tool, ToolResult
     from .engine.arguments import decode_arguments
+    from .engine.definitions.folders import project_dirs
     from .engine.definitions.frontmatter import Frontmatter, read_frontmatter, split_frontmatter
     from .engine.definitions.loader import FolderLoader
     from .engine.definitions.parse import definition_from_frontmatter
@@ -208,6 +209,7 @@ _LAZY = {
     "SkillScan": ".engine.definitions.skills",
     "discover_skills": ".engine.definitions.skills",
     "skill_folders": ".engine.definitions.skills",
+    "project_dirs": ".engine.definitions.folders",
     "skill_resources": ".engine.definitions.skills",
     "split_frontmatter": ".engine.definitions.frontmatter",
     "Outcome": ".engine.session",
@@ -334,6 +336,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "SkillScan",
     "discover_skills",
     "skill_folders",
+    "project_dirs",
     "skill_resources",
     "split_frontmatter",
     "Outcome",

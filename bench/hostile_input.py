@@ -1,6 +1,5 @@
-"""Every hostile input of issue 12 (and of issue 23, `confinement_cases`), through the real
-CLI: wall time and peak memory of each, beside `agentframe --version` (start-up alone)
-measured in the same run.
+"""Every hostile input of issues 12 and 23, through the real CLI: wall time and peak memory
+of each, beside `agentframe --version` (start-up alone) measured in the same run.
 
 The tests (tests/hostile) prove each one ends with a named error under a 1.5 GB cap; this
 prints the figures: each must end within 5 s and 1.5 GB.
@@ -83,6 +82,7 @@ def cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], bytes | None]]
         "run $'\\xff\\xfe'": (folder("arg"), ["run", b"\xff\xfe"], None),
         "chat with non-UTF-8 stdin": (folder("chat"), ["chat"], b"caf\xe9\nhello\n"),
         **confinement_cases(work),
+        **mcp_cases(work),
     }
 
 
@@ -178,6 +178,111 @@ def confinement_cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], by
             ["-c", "/missing", "submit", "-s", "S", "hi"],
             None,
         ),
+    }
+
+
+HOSTILE_MCP = Path(__file__).resolve().parents[1] / "contrib/mcp/tests/servers/hostile.py"
+
+
+def mcp_cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], bytes | None]]:
+    """Issue 23's MCP inputs: hostile tool lists, a 2 GB HTTP reply, a header with a line
+    break, a project serving its agents to itself (needs agentframe-mcp installed)."""
+    import json
+    import socket
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    def project(name: str, servers: dict[str, object], replies: str = "[hi]") -> Path:
+        where = work / name
+        (where / ".agentframe" / "agents").mkdir(parents=True)
+        (where / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        tools = "tools: [{use: mcp, startup_timeout: 60, call_timeout: 60}]\n"
+        stack = f"adapter: {{use: scripted, cycle: true, replies: {replies}}}\nstore: memory\n"
+        (where / "agentframe.yaml").write_text(stack + tools)
+        return where
+
+    def listing(name: str, tools: list[dict[str, object]]) -> dict[str, object]:
+        path = work / f"{name}.tools.json"
+        path.write_text(json.dumps(tools, separators=(",", ":")))
+        return {"command": sys.executable, "args": [str(HOSTILE_MCP), "listing", str(path)]}
+
+    def many(name: str, count: int) -> dict[str, object]:
+        """`count` tools, written as text: as a list here it would swell every child (fork)."""
+        one = '{{"name": "t{}", "inputSchema": {{"type": "object"}}}}'
+        path = work / f"{name}.tools.json"
+        path.write_text("[" + ",".join(one.format(i) for i in range(count)) + "]")
+        return {"command": sys.executable, "args": [str(HOSTILE_MCP), "listing", str(path)]}
+
+    def tool(name: str, schema: dict[str, object] | None = None) -> dict[str, object]:
+        return {"name": name, "inputSchema": schema or {"type": "object"}}
+
+    mute = socket.socket()  # a `$ref` fetched from here would hang: it never answers
+    mute.bind(("127.0.0.1", 0))
+    mute.listen(64)
+    secret = work / "secret.json"
+    secret.write_text('{"const": "sk-LOCAL-SECRET-123"}')
+    refs = [
+        tool("remote", {"type": "object", "$ref": f"http://127.0.0.1:{mute.getsockname()[1]}/"}),
+        tool("local", {"type": "object", "$ref": secret.as_uri()}),
+        tool("zero", {"type": "object", "$ref": "file:///dev/zero"}),
+    ]
+    calls = ", ".join(f"{{name: mcp_r_{t['name']}, arguments: {{x: 1}}}}" for t in refs)
+
+    class Huge(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(2 << 30))
+            self.end_headers()
+            try:
+                for _ in range(2 << 10):  # 2 GB, 1 MiB at a time, until the client hangs up
+                    self.wfile.write(b" " * (1 << 20))
+            except OSError:
+                pass
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    huge = ThreadingHTTPServer(("127.0.0.1", 0), Huge)
+    threading.Thread(target=huge.serve_forever, daemon=True).start()
+    huge_url = f"http://127.0.0.1:{huge.server_address[1]}/mcp"
+    serve = ["-m", "agentframe_core", "mcp", "serve"]
+    delegate = "[{tool_calls: [{name: mcp_self_helper, arguments: {task: again}}]}, done]"
+    selfish = project("mcpself", {"self": {"command": sys.executable, "args": serve}}, delegate)
+    (selfish / ".agentframe" / "agents" / "helper.md").write_text(definition("helper", "x"))
+    return {
+        "mcp: $ref http/file/dev/zero (run)": (
+            project("mcpref", {"r": listing("r", refs)}, f"[{{tool_calls: [{calls}]}}, done]"),
+            ["run", "go"],
+            None,
+        ),
+        "mcp: 100k tools (mcp list)": (
+            project("mcp100k", {"big": many("big", 100_000)}),
+            ["mcp", "list"],
+            None,
+        ),
+        "mcp: 600k tools, one 33 MB line": (
+            project("mcp600k", {"big": many("line", 600_000)}),
+            ["mcp", "list"],
+            None,
+        ),
+        "mcp: 2 GB HTTP reply (mcp list)": (
+            project("mcp2gb", {"huge": {"type": "http", "url": huge_url}}),
+            ["mcp", "list"],
+            None,
+        ),
+        "mcp: a.b and a_b on one server": (
+            project("mcpnames", {"n": listing("n", [tool("a.b"), tool("a_b"), tool("c")])}),
+            ["mcp", "list"],
+            None,
+        ),
+        "mcp: header with a line break": (
+            project("mcphdr", {"h": {"url": huge_url, "headers": {"X-Key": "s3cret\nX: y"}}}),
+            ["mcp", "list"],
+            None,
+        ),
+        "mcp: project serving itself (run)": (selfish, ["run", "go"], None),
     }
 
 

@@ -1,16 +1,18 @@
 """Secrets never reach the screen or a log: one masking helper for everything printed.
 
 A secret can sit under a key whose name says so (`api_key`, `token`), in any HTTP header
-value (`Authorization`, `X-Api-Key`, a custom one), or inside a URL (`user:pass@`,
-`?token=`, `&api_key=`). `redact_data` masks a config before `config show` prints it;
-`redact_text` masks free text (error messages, log lines) by pattern; `RedactingFormatter`
-applies it to every log record, traceback included.
+value (`Authorization`, `X-Api-Key`, a custom one), inside a URL or DSN (`user:pass@`, the
+password may hold `@` or spaces; `?token=`, `&api_key=`; `password='p w'`), or anywhere in a
+library's error message, where only the caller knows it (`known`). `redact_data` masks a
+config before `config show` prints it; `redact_text` masks free text (error messages, log
+lines) by pattern; `RedactingFormatter` applies it to every log record, traceback included.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["MASK", "RedactingFormatter", "redact_data", "redact_text", "redact_url"]
@@ -24,14 +26,26 @@ _SECRET_WORD = (
 #: A name that is, or ends with, a secret word: `api_key`, `X-Api-Key`, `access_token`.
 _SECRET_NAME = re.compile(rf"^(?:[a-z0-9]+[-_])*(?:{_SECRET_WORD}|key)$", re.I)
 
-_USERINFO = re.compile(r"(?P<scheme>\b[a-z][a-z0-9+.-]*://)[^/\s@?#]+@", re.I)
+#: `user:password@` up to the last `@` before the host (a password may hold `@` and spaces).
+_USERINFO = re.compile(
+    r"(?P<scheme>\b[a-z][a-z0-9+.-]*://)(?:[^/\s@?#:]*:[^/?#\n]*|[^/\s?#]+)@", re.I
+)
 _QUERY = re.compile(rf"(?P<name>[?&;](?:[a-z0-9]+[-_])*{_SECRET_WORD}=)[^&#\s\"'<>]*", re.I)
 _SCHEME_TOKEN = re.compile(r"\b(?P<name>Bearer|Basic|Token|Digest)\s+[A-Za-z0-9._~+/=-]+")
+#: `<secret name>: <value>`; a quoted value is masked to its closing quote (`password='p w'`).
 _NAMED_VALUE = re.compile(
-    rf"(?P<name>(?<![\w.-])(?:[a-z0-9]+[-_])*{_SECRET_WORD}[\"']?\s*[:=]\s*[\"']?)"
-    r"(?!\*\*\*)(?:Bearer\s+|Basic\s+)?[^\s\"',;&}\]]+",
+    rf"(?P<name>(?<![\w.-])(?:[a-z0-9]+[-_])*{_SECRET_WORD}[\"']?\s*[:=]\s*)"
+    r"(?:(?P<quote>[\"'])(?:\\.|(?!(?P=quote))[^\\\n])+(?P=quote)"
+    r"|(?P<open>[\"']?)(?!\*\*\*)(?:Bearer\s+|Basic\s+)?[^\s\"',;&}\]]+)",
     re.I,
 )
+
+
+def _masked_value(match: re.Match[str]) -> str:
+    quote = match.group("quote")
+    if quote:
+        return f"{match.group('name')}{quote}{MASK}{quote}"
+    return f"{match.group('name')}{match.group('open')}{MASK}"
 
 
 def redact_url(url: str) -> str:
@@ -39,12 +53,15 @@ def redact_url(url: str) -> str:
     return _QUERY.sub(rf"\g<name>{MASK}", _USERINFO.sub(rf"\g<scheme>{MASK}@", url))
 
 
-def redact_text(text: str) -> str:
+def redact_text(text: str, known: Iterable[str] = ()) -> str:
     """Free text (an error message, a log line) with every secret it shows masked: URL
-    credentials, `Bearer <token>`, and `<secret name>: <value>` / `<secret name>=<value>`."""
+    credentials, `Bearer <token>`, `<secret name>: <value>` / `<secret name>=<value>`, and
+    each `known` value wherever it appears (a password or header value a library quoted)."""
+    for secret in sorted((k for k in known if k), key=len, reverse=True):
+        text = text.replace(secret, MASK)
     text = redact_url(text)
     text = _SCHEME_TOKEN.sub(rf"\g<name> {MASK}", text)
-    return _NAMED_VALUE.sub(rf"\g<name>{MASK}", text)
+    return _NAMED_VALUE.sub(_masked_value, text)
 
 
 def redact_data(value: Any, key: str = "") -> Any:

@@ -124,11 +124,18 @@ async def _call_one(connection: McpConnection, tool: str, arguments: dict[str, A
 @click.option("--agent", "-a", "agents", multiple=True, metavar="NAME", help="Agents to offer.")
 @click.option("--http", "port", type=click.IntRange(0, 65535), help="Streamable HTTP on PORT.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address for --http.")
+@click.option(
+    "--max-depth",
+    type=click.IntRange(0, 100),
+    default=2,
+    show_default=True,
+    help="Refuse calls nested deeper in `mcp serve` levels (an agent reaching itself).",
+)
 @pass_app
-def serve(app: App, agents: tuple[str, ...], port: int | None, host: str) -> None:
+def serve(app: App, agents: tuple[str, ...], port: int | None, host: str, max_depth: int) -> None:
     """Offer agents as MCP tools `{task}` -> answer, on the configured stack: over stdio, or
     over streamable HTTP with --http PORT. Without --agent, every agent is offered."""
     from .serve import serve_agents
 
     with handle_errors():
-        serve_agents(app, list(agents), port=port, host=host)
+        serve_agents(app, list(agents), port=port, host=host, max_depth=max_depth)

@@ -19,16 +19,21 @@ import anyio
 from mcp import ClientSession, MCPError, types
 from mcp.client.stdio import get_default_environment
 
-from agentframe_core import AgentframeError, ToolResult
+from agentframe_core import AgentframeError, ToolResult, redact_text
 
+from . import depth
 from .content import to_tool_result
-from .options import HttpServer, McpOptions, StdioServer, expand
+from .http import MAX_REPLY, capped_client
+from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
+from .schemas import kept_tools
+from .screen import ListingScreen, TooManyToolsError
 from .stdio import StdioProcess, open_stdio
 
 __all__ = ["McpConnection", "ServerUnavailableError", "State"]
 
 MAX_PAGES = 50  # of tools/list: a server that pages forever is cut off
 EXIT_NOTE_WAIT = 0.3  # seconds to wait for a dead server's exit code, for the error message
+MIN_SECRET = 4  # shorter env and header values are not masked in messages (they would garble them)
 
 
 class State(StrEnum):
@@ -65,6 +70,8 @@ class McpConnection:
         self._session: ClientSession | None = None
         self._process: StdioProcess | None = None
         self._runner: asyncio.Task[None] | None = None
+        self._screen: ListingScreen | None = None
+        self._secrets: list[str] = []  # env and header values, masked in every message
         self._stop = asyncio.Event()
         self._lock = asyncio.Lock()
         self._failures = 0
@@ -110,7 +117,7 @@ class McpConnection:
     def _failed(self, state: State, error: str) -> None:
         if self.state is State.CLOSED:
             return
-        self.state, self.error = state, error
+        self.state, self.error = state, self._masked(error)
         self._failures += 1
         self._failed_at = time.monotonic()
         self._session = None
@@ -121,7 +128,12 @@ class McpConnection:
         try:
             async with self._open() as (read, write, process):
                 self._process = process
-                async with ClientSession(read, write, message_handler=self._on_message) as session:
+                screen = self._screen = ListingScreen(
+                    self.name, self.options.max_tools, read, write
+                )
+                async with ClientSession(
+                    screen.read, screen.write, message_handler=self._on_message
+                ) as session:
                     phase = "initialize"
                     with anyio.fail_after(self.options.startup_timeout):
                         await session.initialize()
@@ -159,12 +171,27 @@ class McpConnection:
             for task in waits:
                 task.cancel()
 
+    def _masked(self, text: str) -> str:
+        """Every message this connection makes, as the kernel masks output: URL credentials,
+        tokens, and the server's own env and header values (a library may quote them)."""
+        return redact_text(text, known=self._secrets)
+
     def _describe(self, err: BaseException, phase: str) -> str:
+        return self._masked(self._reason(err, phase))
+
+    def _reason(self, err: BaseException, phase: str) -> str:
         err = _leaf(err)
+        if isinstance(err, TooManyToolsError):
+            return str(err)
         if isinstance(err, TimeoutError):
             options = self.options
-            limit = options.startup_timeout if phase == "initialize" else options.list_timeout
-            return f"MCP server {self.name!r} did not answer {phase} within {limit:g} s"
+            if phase == "initialize":
+                limit = options.startup_timeout
+                return f"MCP server {self.name!r} did not answer initialize within {limit:g} s"
+            return (
+                f"MCP server {self.name!r} did not finish tools/list (the listing and its schema "
+                f"checks) within {options.list_timeout:g} s"
+            )
         detail = str(err) or type(err).__name__
         if isinstance(err, OSError) and phase == "start":
             command = getattr(self.config, "command", "?")
@@ -185,7 +212,9 @@ class McpConnection:
     async def _open(self) -> AsyncIterator[Streams]:
         config, where = self.config, f"mcpServers.{self.name}"
         if isinstance(config, StdioServer):
-            env = get_default_environment() | expand(config.env, f"{where}.env")
+            expanded = expand(config.env, f"{where}.env")
+            self._secrets = [v for v in expanded.values() if len(v) >= MIN_SECRET]
+            env = get_default_environment() | expanded | {depth.ENV: str(depth.current() + 1)}
             async with open_stdio(
                 self.name,
                 config.command,
@@ -196,36 +225,50 @@ class McpConnection:
             ) as (read, write, process):
                 yield read, write, process
             return
-        headers = expand(config.headers, f"{where}.headers")
+        headers = expand_headers(config.headers, f"{where}.headers")
+        self._secrets = [v for v in headers.values() if len(v) >= MIN_SECRET]
         if config.type == "sse":
             from mcp.client.sse import sse_client
 
-            async with sse_client(config.url, headers=headers) as (read, write):
+            async with sse_client(
+                config.url, headers=headers, httpx_client_factory=capped_client
+            ) as (read, write):
                 yield read, write, None
             return
-        import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
-        async with client, streamable_http_client(config.url, http_client=client) as streams:
+        client = capped_client(headers)
+        async with (
+            client,
+            streamable_http_client(
+                config.url, http_client=client, max_sse_event_size=MAX_REPLY
+            ) as streams,
+        ):
             yield streams[0], streams[1], None
 
     async def _list(self, session: ClientSession) -> list[types.Tool]:
+        """Every page, at most `max_tools` in all, then the tools whose schemas pass: all of
+        it within `list_timeout`."""
         tools: list[types.Tool] = []
         cursor: str | None = None
+        screen = self._screen
+        assert screen is not None
         with anyio.fail_after(self.options.list_timeout):
             for _ in range(MAX_PAGES):
                 params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
                 page = await session.list_tools(params=params)
+                screen.check()
                 tools.extend(page.tools)
+                if len(tools) > self.options.max_tools:
+                    raise screen.too_many()
                 cursor = page.next_cursor
                 if not cursor:
                     break
-        return tools
+            return await kept_tools(self.name, tools)
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
-            self.log.warning("transport error: %s", message)
+            self.log.warning("transport error: %s", self._masked(str(message)))
         elif isinstance(message, types.ToolListChangedNotification):
             self.stale = True
             if self.on_tools_changed is not None:
@@ -239,9 +282,11 @@ class McpConnection:
         self.stale = False
         try:
             self.tools = await self._list(session)
-        except (TimeoutError, MCPError) as err:
+        except (TimeoutError, MCPError, TooManyToolsError) as err:
             self.stale = True
-            self.log.warning("MCP server %r: tools/list failed: %s", self.name, err)
+            self.log.warning(
+                "MCP server %r: tools/list failed: %s", self.name, self._masked(str(err))
+            )
 
     async def aclose(self) -> None:
         """Stop the server: never longer than `close_timeout` plus a little, even if it hangs."""
@@ -268,13 +313,18 @@ class McpConnection:
             return ToolResult(str(err), True, meta={"exception": "unavailable"})
         try:
             result = await session.call_tool(
-                tool, arguments, read_timeout_seconds=self.options.call_timeout
+                tool,
+                arguments,
+                read_timeout_seconds=self.options.call_timeout,
+                meta=depth.request_meta(),
             )
         except MCPError as err:
             return await self._call_failed(tool, err)
         except Exception as err:  # a reply the SDK could not parse, say
             return ToolResult(
-                f"MCP server {self.name!r}: {tool} failed: {type(err).__name__}: {err}",
+                self._masked(
+                    f"MCP server {self.name!r}: {tool} failed: {type(err).__name__}: {err}"
+                ),
                 True,
                 meta={"exception": type(err).__name__},
             )
@@ -304,7 +354,7 @@ class McpConnection:
                 True,
                 meta={"exception": "timeout"},
             )
-        return ToolResult(f"MCP server {self.name!r}: {tool}: {err.message}", True)
+        return ToolResult(self._masked(f"MCP server {self.name!r}: {tool}: {err.message}"), True)
 
     def status(self) -> dict[str, Any]:
         return {"server": self.name, "state": self.state.value, "error": self.error}

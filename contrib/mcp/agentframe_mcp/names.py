@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 
-from agentframe_core import AgentframeError
-
-__all__ = ["MAX_NAME", "ToolNameCollisionError", "exposed_name", "unique_names"]
+__all__ = ["MAX_NAME", "exposed_name", "unique_names"]
 
 MAX_NAME = 64
 _BAD = re.compile(r"[^a-zA-Z0-9_-]")
 
-
-class ToolNameCollisionError(AgentframeError):
-    """Two MCP tools would reach the model under one name."""
+log = logging.getLogger("agentframe.mcp")
 
 
 def exposed_name(server: str, tool: str) -> str:
@@ -23,15 +20,21 @@ def exposed_name(server: str, tool: str) -> str:
 
 
 def unique_names(pairs: Iterable[tuple[str, str]]) -> dict[str, tuple[str, str]]:
-    """Exposed name -> (server, tool); two tools under one name is an error naming both."""
-    found: dict[str, tuple[str, str]] = {}
+    """Exposed name -> (server, tool). Tools that end up under one name are all left out, with
+    a warning naming them: which one the model meant cannot be known, and the others work."""
+    found: dict[str, list[tuple[str, str]]] = {}
     for server, tool in pairs:
-        name = exposed_name(server, tool)
-        other = found.get(name)
-        if other is not None:
-            raise ToolNameCollisionError(
-                f"MCP tools {other[0]}/{other[1]} and {server}/{tool} are both exposed as "
-                f"{name!r}; deny one of them (deny_tools) or rename a server"
-            )
-        found[name] = (server, tool)
-    return found
+        found.setdefault(exposed_name(server, tool), []).append((server, tool))
+    unique = {}
+    for name, owners in found.items():
+        if len(owners) == 1:
+            unique[name] = owners[0]
+            continue
+        both = " and ".join(f"{server}/{tool}" for server, tool in owners)
+        log.warning(
+            "MCP tools %s are both exposed as %r: both left out (rename a server, or deny "
+            "that name with deny_tools to silence this)",
+            both,
+            name,
+        )
+    return unique

@@ -4,7 +4,8 @@ already use, and how long to wait for them.
     {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {...}},
                     "docs": {"type": "http", "url": "https://...", "headers": {...}}}}
 
-Servers come from the project's `.mcp.json` (nearest to the working folder), then the file
+Servers come from the project's `.mcp.json` (the nearest from the working folder up to the
+repository root; ours, writable by us alone), then the file
 named by `config`, then `servers` inline; a later source replaces a server of the same name.
 `${VAR}` (and `${VAR:-default}`) in `env` and `headers` is taken from the environment.
 """
@@ -24,12 +25,14 @@ from pydantic import (
     ConfigDict,
     Field,
     PositiveFloat,
+    PositiveInt,
     TypeAdapter,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
-from agentframe_core import AgentframeError, Backoff
+from agentframe_core import AgentframeError, Backoff, project_dirs
 
 __all__ = [
     "HttpServer",
@@ -69,6 +72,33 @@ class HttpServer(_Server):
     url: Annotated[str, Field(pattern=r"^https?://")]
     headers: dict[str, str] = Field(default_factory=dict)
 
+    @field_validator("headers")
+    @classmethod
+    def _check_headers(cls, headers: dict[str, str]) -> dict[str, str]:
+        problem = header_problem(headers)
+        if problem is not None:
+            raise ValueError(problem)
+        return headers
+
+
+#: An HTTP header name (RFC 9110 token), and what a value may not hold (h11 refuses it and
+#: quotes the whole value in its error: a secret on the screen).
+_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+_HEADER_BAD = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def header_problem(headers: dict[str, str]) -> str | None:
+    """What is wrong with a header, naming it, never its value (it is likely a secret)."""
+    for name, value in headers.items():
+        if not _HEADER_NAME.match(name):
+            return f"header {name[:80]!r} is not a valid header name"
+        if _HEADER_BAD.search(value):
+            return (
+                f"header {name!r} has a line break or another control character in its value "
+                "(not shown)"
+            )
+    return None
+
 
 ServerConfig = Annotated[StdioServer | HttpServer, Field(discriminator="type")]
 _SERVER = TypeAdapter(ServerConfig)
@@ -102,6 +132,9 @@ class McpOptions(BaseModel):
     startup_timeout: PositiveFloat = Field(default=15.0, description="Seconds to initialize.")
     list_timeout: PositiveFloat = Field(default=10.0, description="Seconds for tools/list.")
     call_timeout: PositiveFloat = Field(default=60.0, description="Seconds per tool call.")
+    max_tools: PositiveInt = Field(
+        default=1000, description="A server listing more tools than this is left out."
+    )
     close_timeout: Annotated[float, Field(gt=0, le=2.0)] = Field(
         default=1.5, description="Seconds a server is given to stop before it is killed (<= 2)."
     )
@@ -153,11 +186,28 @@ _TAGS = {"stdio", "http", "sse", "streamable-http"}
 
 
 def find_project_file(cwd: Path) -> Path | None:
-    for folder in (cwd, *cwd.parents):
+    """The nearest `.mcp.json` from `cwd` up to the repository root, as agent definitions are
+    found: one further up belongs to someone else's folders, and its commands would run."""
+    for folder in project_dirs(cwd):
         candidate = folder / PROJECT_FILE
         if candidate.exists():
             return candidate
     return None
+
+
+def _check_owner(path: Path, info: os.stat_result) -> None:
+    """A file whose commands we run must be ours and writable by us alone."""
+    uid = os.geteuid()
+    if info.st_uid != uid:
+        raise McpConfigError(
+            f"{path}: owned by another user (uid {info.st_uid}, not {uid}); its commands are "
+            "not run (chown it, or use a file of your own with `config`)"
+        )
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise McpConfigError(
+            f"{path}: writable by group or others (mode {stat.S_IMODE(info.st_mode):o}); its "
+            "commands are not run (chmod go-w it)"
+        )
 
 
 def read_file(path: Path) -> dict[str, StdioServer | HttpServer]:
@@ -168,6 +218,7 @@ def read_file(path: Path) -> dict[str, StdioServer | HttpServer]:
         raise McpConfigError(f"{path}: cannot be read: {err.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise McpConfigError(f"{path}: not a regular file")
+    _check_owner(path, info)
     if info.st_size > MAX_FILE_BYTES:
         raise McpConfigError(f"{path}: {info.st_size} bytes; an mcp.json is at most 1 MiB")
     try:
@@ -211,6 +262,15 @@ def expand(values: dict[str, str], where: str) -> dict[str, str]:
         return _VAR.sub(sub, value)
 
     return {key: one(key, value) for key, value in values.items()}
+
+
+def expand_headers(headers: dict[str, str], where: str) -> dict[str, str]:
+    """`expand` for headers, checked again once expanded (a variable may hold a newline)."""
+    expanded = expand(headers, where)
+    problem = header_problem(expanded)
+    if problem is not None:
+        raise McpConfigError(f"{where}: {problem}")
+    return expanded
 
 
 def mask(values: dict[str, str]) -> dict[str, str]:

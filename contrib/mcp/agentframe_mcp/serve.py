@@ -20,6 +20,8 @@ from mcp.server.lowlevel import Server
 from agentframe_core import AgentDefinition, Outcome, RunResult, Session, Stack, find_agents
 from agentframe_core.cli import App
 
+from . import depth
+
 __all__ = ["AgentServer", "serve_agents"]
 
 log = logging.getLogger("agentframe.mcp.serve")
@@ -37,8 +39,10 @@ _ANSWERED = (Outcome.COMPLETED, Outcome.TERMINAL_TOOL)
 class AgentServer:
     """The MCP handlers over one stack and a fixed set of agents."""
 
-    def __init__(self, stack: Stack, agents: list[AgentDefinition], cwd: Path) -> None:
-        self.stack, self.cwd = stack, cwd
+    def __init__(
+        self, stack: Stack, agents: list[AgentDefinition], cwd: Path, max_depth: int = 2
+    ) -> None:
+        self.stack, self.cwd, self.max_depth = stack, cwd, max_depth
         self.agents = {agent.name: agent for agent in agents}
 
     def server(self) -> Server[Any]:
@@ -79,9 +83,19 @@ class AgentServer:
             return _error("`task` must be a non-empty string")
         if len(task) > MAX_TASK_CHARS:
             return _error(f"`task` is longer than {MAX_TASK_CHARS} characters")
+        level = depth.of_call(params.meta)
+        if level > self.max_depth:
+            log.warning("refused a call to %s nested %d levels deep", agent.name, level)
+            return _error(
+                f"agentframe mcp serve: a call nested {level} levels deep (past --max-depth "
+                f"{self.max_depth}) is refused: an agent served over MCP reached itself through "
+                "MCP again (its project's .mcp.json serves its own agents?)",
+                {"outcome": "refused", "depth": level},
+            )
         session = Session(self.stack, agent=agent, cwd=self.cwd)
         try:
-            result = await session.run(task)
+            with depth.serving(level):
+                result = await session.run(task)
         except asyncio.CancelledError:
             raise
         except Exception as err:
@@ -117,13 +131,15 @@ def _error(message: str, meta: dict[str, Any] | None = None) -> types.CallToolRe
     )
 
 
-def serve_agents(app: App, names: list[str], *, port: int | None, host: str) -> None:
+def serve_agents(
+    app: App, names: list[str], *, port: int | None, host: str, max_depth: int
+) -> None:
     """Serve until stdin closes (stdio) or the process is interrupted (HTTP)."""
     cwd = Path.cwd()
     config = app.config()
     catalog = find_agents(app.host, config, cwd)
     agents = [catalog.get(name) for name in names] if names else catalog.definitions
-    server = AgentServer(app.stack(), agents, cwd).server()
+    server = AgentServer(app.stack(), agents, cwd, max_depth).server()
     if port is None:
         asyncio.run(_stdio(server))
     else:

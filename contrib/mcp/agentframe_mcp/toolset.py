@@ -12,14 +12,12 @@ import operator
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from mcp import types
 
-from agentframe_core import RunContext, Tool, ToolCall, ToolResult
+from agentframe_core import RunContext, Tool, ToolCall, ToolResult, redact_data
 
 from .connection import McpConnection, ServerUnavailableError, State
-from .names import unique_names
+from .names import exposed_name, unique_names
 from .options import HttpServer, McpOptions, StdioServer, load_servers, mask
 
 __all__ = ["McpToolset"]
@@ -76,29 +74,26 @@ class McpToolset:
     def _collect(
         self, ready: list[McpConnection]
     ) -> tuple[list[Tool], dict[str, tuple[McpConnection, str]]]:
-        offered = [(c.name, t.name, t, c) for c in ready for t in c.tools]
+        allowed = self.options.tool_allowed
+        offered = [
+            (c.name, t.name, t, c)
+            for c in ready
+            for t in c.tools
+            if allowed(exposed_name(c.name, t.name))  # first: a denied tool cannot collide
+        ]
         names = unique_names((server, tool) for server, tool, _, _ in offered)
         by_pair = {(server, tool): (spec, c) for server, tool, spec, c in offered}
         routes: dict[str, tuple[McpConnection, str]] = {}
         tools: list[Tool] = []
         for exposed, (server, tool) in names.items():
-            if not self.options.tool_allowed(exposed):
-                continue
             spec, connection = by_pair[(server, tool)]
-            described = self._describe(exposed, server, spec)
-            if described is not None:
-                routes[exposed] = (connection, tool)
-                tools.append(described)
+            routes[exposed] = (connection, tool)
+            tools.append(self._describe(exposed, server, spec))
         return tools, routes
 
-    def _describe(self, exposed: str, server: str, spec: types.Tool) -> Tool | None:
-        schema = dict(spec.input_schema or {})
-        schema.setdefault("type", "object")
-        try:
-            Draft202012Validator.check_schema(schema)
-        except SchemaError as err:
-            log.warning("MCP tool %s/%s left out: invalid input schema: %s", server, spec.name, err)
-            return None
+    def _describe(self, exposed: str, server: str, spec: types.Tool) -> Tool:
+        """The tool as the model sees it (its schema was checked when it was listed)."""
+        schema = dict(spec.input_schema)
         description = spec.description or spec.title or f"{spec.name} (MCP server {server})"
         return Tool(
             name=exposed,
@@ -123,7 +118,8 @@ class McpToolset:
         await asyncio.gather(*(c.aclose() for c in self.connections.values()))
 
     def status(self) -> list[dict[str, Any]]:
-        """Each server: its state, error, transport (secrets masked) and tool names."""
+        """Each server: its state, error, transport (secrets masked: env and header values
+        entirely, URLs, arguments and errors as the kernel masks all output) and tool names."""
         rows = []
         for connection in self.connections.values():
             row = connection.status()
@@ -133,7 +129,7 @@ class McpToolset:
                 for name, (c, tool) in self._routes.items()
                 if c is connection
             ]
-            rows.append(row)
+            rows.append(redact_data(row))
         return rows
 
 

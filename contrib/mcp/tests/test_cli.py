@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from agentframe_core.testing import run_cli
@@ -91,3 +93,94 @@ def test_list_needs_no_model_and_no_store(tmp_path: Path) -> None:
     listed = run_cli(tmp_path, "mcp", "list", "--json", timeout=60)
     assert listed.returncode == 0, listed.stderr
     assert json.loads(listed.stdout) == {"servers": []}
+
+
+def test_a_header_with_a_line_break_is_a_config_error_naming_it_not_its_value(
+    tmp_path: Path,
+) -> None:
+    header = {"X-Api-Key": f"{SECRET}\nInjected: yes"}
+    cwd = project(
+        tmp_path, {"docs": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": header}}
+    )
+    for args in (("mcp", "list"), ("mcp", "list", "--json"), ("doctor",)):
+        done = run_cli(cwd, *args)
+        output = done.stdout + done.stderr
+        assert done.returncode != 0, output
+        assert "server 'docs'" in output and "header 'X-Api-Key'" in output, output
+        assert "line break" in output and SECRET not in output and "Traceback" not in output
+
+
+def test_an_expanded_header_with_a_line_break_fails_its_server_naming_it(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("MCP_CLI_SECRET", f"{SECRET}\n")
+    server = {
+        "type": "http",
+        "url": "http://127.0.0.1:1/mcp",
+        "headers": {"Authorization": "Bearer ${MCP_CLI_SECRET}"},
+    }
+    cwd = project(tmp_path, {"docs": server, "time": time_entry()})
+    for args in (("mcp", "list"), ("mcp", "list", "--json"), ("doctor",), ("-v", "mcp", "list")):
+        done = run_cli(cwd, *args)
+        output = done.stdout + done.stderr
+        assert done.returncode == 1, output
+        assert "mcpServers.docs.headers: header 'Authorization' has a line break" in output
+        assert SECRET not in output and "Traceback" not in output, output
+
+
+def test_list_masks_credentials_in_urls_and_arguments(tmp_path: Path) -> None:
+    url = f"http://agent:{SECRET}@127.0.0.1:1/mcp?token={SECRET}"
+    stdio = {
+        "command": sys.executable,
+        "args": ["-c", "pass", f"--db=postgresql://u:p@{SECRET}@h/db"],
+    }
+    cwd = project(tmp_path, {"docs": {"type": "http", "url": url}, "local": stdio})
+    text, data = run_cli(cwd, "mcp", "list"), run_cli(cwd, "mcp", "list", "--json")
+    for done in (text, data):
+        assert done.returncode == 1
+        assert SECRET not in done.stdout + done.stderr, done.stdout + done.stderr
+    rows = {r["server"]: r for r in json.loads(data.stdout)["servers"]}
+    assert rows["docs"]["url"] == "http://***@127.0.0.1:1/mcp?token=***"
+    assert rows["local"]["args"][-1] == "--db=postgresql://***@h/db"
+    assert "http://***@127.0.0.1:1/mcp?token=***" in text.stdout
+
+
+def marker_server(marker: Path) -> dict[str, Any]:
+    """A server whose start leaves `marker` behind: proof that its command ran."""
+    return {"command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}
+
+
+def test_a_mcp_json_above_the_repository_root_is_not_read(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"up": marker_server(marker)}}))
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    for cwd in (repo / "sub", repo):
+        done = run_cli(cwd, "mcp", "list", "--json")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == {"servers": []}
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("hostile", ["group-writable", "another user's"])
+def test_a_mcp_json_of_another_user_or_writable_by_others_is_refused(
+    tmp_path: Path, hostile: str
+) -> None:
+    marker = tmp_path / "ran"
+    cwd = project(tmp_path, {"m": marker_server(marker)})
+    file = cwd / ".mcp.json"
+    if hostile == "group-writable":
+        file.chmod(0o664)
+        expected = f"{file}: writable by group or others (mode 664)"
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("only root can give a file to another user")
+        os.chown(file, 65534, 65534)
+        expected = f"{file}: owned by another user (uid 65534, not 0)"
+    for args in (("mcp", "list"), ("doctor",), ("run", "hi")):
+        done = run_cli(cwd, *args)
+        assert done.returncode != 0, done.stdout
+        assert expected in done.stdout + done.stderr, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+    assert not marker.exists()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from agentframe_mcp import McpConfigError, McpOptions, McpToolset
-from agentframe_mcp.names import ToolNameCollisionError, exposed_name
+from agentframe_mcp.names import exposed_name
 from agentframe_mcp.options import HttpServer, StdioServer, load_servers
 
 from agentframe_core import RunContext, ToolCall
@@ -26,6 +26,7 @@ def write(path: Path, servers: dict[str, Any]) -> Path:
 def test_servers_come_from_the_project_file_a_config_file_and_inline(tmp_path: Path) -> None:
     project = tmp_path / "repo"
     (project / "src" / "deep").mkdir(parents=True)
+    (project / ".git").mkdir()
     write(project / ".mcp.json", {"a": {"command": "a-proj"}, "b": {"command": "b-proj"}})
     other = write(tmp_path / "other.json", {"b": {"command": "b-file"}, "c": {"command": "c"}})
     options = McpOptions(
@@ -130,12 +131,15 @@ def test_names_are_sanitised_and_cut_to_64(server: str, tool: str, name: str) ->
     assert len(name) <= 64
 
 
-async def test_a_name_collision_is_an_error_naming_both_tools(
-    make_toolset: Make, hostile: Callable[[str], dict[str, Any]], ctx: RunContext
+async def test_a_name_collision_leaves_both_tools_out_with_a_warning_naming_both(
+    make_toolset: Make,
+    hostile: Callable[[str], dict[str, Any]],
+    ctx: RunContext,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     # mcp_a_b + _sleep and mcp_a + _b_sleep: "a.b"/sleep and "a_b"/sleep both map to mcp_a_b_sleep
     toolset = make_toolset({"a.b": hostile("normal"), "a_b": hostile("normal")})
-    with pytest.raises(ToolNameCollisionError) as caught:
-        await toolset.tools(ctx)
-    message = str(caught.value)
-    assert "a.b/sleep" in message and "a_b/sleep" in message and "'mcp_a_b_sleep'" in message
+    names = {t.name for t in await toolset.tools(ctx)}
+    assert "mcp_a_b_sleep" not in names and "mcp_a_b_crash" not in names
+    message = "\n".join(r.getMessage() for r in caplog.records)
+    assert "a.b/sleep and a_b/sleep are both exposed as 'mcp_a_b_sleep'" in message

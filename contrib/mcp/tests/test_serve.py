@@ -225,3 +225,21 @@ async def test_use_mcp_reaches_an_sse_server(sse_server: str) -> None:
         await toolset.aclose()
     assert (result.content, result.is_error) == ("HI", False)
     assert result.meta["structured_content"] == {"result": "HI"}  # said by the text: kept only
+
+
+async def test_serve_over_http_refuses_a_call_whose_meta_is_past_max_depth(
+    http_server: str,
+) -> None:
+    """Over HTTP there is no environment to inherit: the depth comes in the call's `_meta`."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        streamable_http_client(http_server) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        deep = await session.call_tool("helper", {"task": "x"}, meta={"agentframe/depth": 3})  # type: ignore[typeddict-unknown-key]
+        shallow = await session.call_tool("helper", {"task": "x"}, meta={"agentframe/depth": 2})  # type: ignore[typeddict-unknown-key]
+    assert isinstance(deep, types.CallToolResult) and deep.is_error
+    assert "nested 3 levels deep (past --max-depth 2)" in str(deep.content)
+    assert isinstance(shallow, types.CallToolResult) and not shallow.is_error

@@ -2,9 +2,12 @@
 
     python hostile.py MODE
 
+    python hostile.py listing FILE
+
 Modes: `mute` never answers initialize; `slow` takes 1.5 s to start; `stubborn` ignores stdin
 closing and SIGTERM, and so does a child it starts (both pids are printed to stderr); `normal`
-behaves. In every mode but
+behaves; `listing` answers tools/list with the JSON list of tools in FILE, verbatim (hostile
+schemas, names, counts), and every call with `called NAME`. In every other mode but
 `mute`, tools: `sleep {seconds}`, `crash {code}` (exits mid-call), `grow` (adds a tool, then
 sends notifications/tools/list_changed), `env {name}`, `shout {text}` (writes to stderr).
 """
@@ -72,6 +75,9 @@ def answer(request: dict) -> dict | None:
             "capabilities": {"tools": {"listChanged": True}},
             "serverInfo": {"name": "hostile", "version": "0"},
         }
+    elif method == "tools/list" and MODE == "listing":
+        with open(sys.argv[2]) as listing:
+            result = {"tools": json.load(listing)}
     elif method == "tools/list":
         result = {"tools": [tool(n) for n in TOOLS]}
     elif method == "tools/call":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +108,21 @@ def test_doctor_says_a_reachable_store_answers(
     checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
     assert checks["store postgres"]["ok"], checks["store postgres"]
     assert "PostgreSQL" in checks["store postgres"]["detail"]
+
+
+@pytest.mark.parametrize("password", ["p@ssW0rdZ", "s3cr3t Z9x"])
+def test_config_show_and_an_unreachable_server_mask_a_password_with_at_or_space(
+    tmp_path: Path, password: str
+) -> None:
+    dsn = f"postgresql://agentframe:{password}@127.0.0.1:1/postgres"
+    cfg = config(tmp_path, "odd", f'{{use: postgres, dsn: "{dsn}", connect_timeout: 2}}')
+    env = {k: v for k, v in os.environ.items() if k != "AGENTFRAME_CONFIG"}
+    env["AGENTFRAME_CACHE_DIR"] = str(tmp_path / "cache")
+    shown = agentframe(env, cfg, "config", "show")
+    assert shown.returncode == 0, shown.stderr
+    assert "postgresql://***@127.0.0.1:1/postgres" in shown.stdout
+    failed = agentframe(env, cfg, "sessions", "list")
+    assert failed.returncode == 1 and "cannot connect" in failed.stderr
+    for output in (shown.stdout + shown.stderr, failed.stdout + failed.stderr):
+        for part in (password, *(p for p in re.split("[@ ]", password) if len(p) >= 3)):
+            assert part not in output, output

@@ -137,10 +137,19 @@ async def test_a_failed_connection_never_shows_the_password() -> None:
 
 
 def test_masking_covers_both_dsn_forms() -> None:
-    assert masked("postgresql://u:pw@h:5/db") == "postgresql://u:***@h:5/db"
+    assert masked("postgresql://u:pw@h:5/db") == "postgresql://***@h:5/db"
     assert masked("host=h password=pw user=u") == "host=h password=*** user=u"
-    assert masked("host=h password='p w' user=u") == "host=h password=*** user=u"
+    assert masked("host=h password='p w' user=u") == "host=h password='***' user=u"
     assert scrub("bad dsn near 'pw123'", "password=pw123") == "bad dsn near '***'"
+
+
+@pytest.mark.parametrize("password", ["p@ssW0rdZ", "pa ss", "p@ss w0rd@"])
+def test_a_password_with_at_signs_or_spaces_is_masked_whole(password: str) -> None:
+    uri = f"postgresql://agent:{password}@127.0.0.1:5432/db"
+    assert masked(uri) == "postgresql://***@127.0.0.1:5432/db"
+    quoted = f"host=127.0.0.1 password='{password}' user=agent"
+    assert masked(quoted) == "host=127.0.0.1 password='***' user=agent"
+    assert scrub(f"failed near {password!r}", uri) == "failed near '***'"
 
 
 def test_options_refuse_what_cannot_work(monkeypatch: pytest.MonkeyPatch) -> None:
