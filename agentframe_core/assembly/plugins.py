@@ -66,6 +66,7 @@ FIRST_PARTY: dict[str, tuple[str, str]] = {
     "working-memory": ("agentframe-working-memory", "plugins/retrievers/working-memory"),
     "subagents": ("agentframe-subagent", "contrib/subagent"),
     "mcp": ("agentframe-mcp", "contrib/mcp"),
+    "claude-tools": ("agentframe-claude-tools", "contrib/claude-tools"),
 }
 
 

@@ -1,0 +1,137 @@
+"""`Bash`: one command in the project folder, in a process group of its own.
+
+At its timeout the whole group gets SIGTERM, and SIGKILL a moment later, so a child that
+ignores SIGTERM or a grandchild sleeping in the background goes too; when the command
+exits, what it left running in its group is killed as well (a Bash call owns its
+processes). A kernel watchdog stops the group if agentframe itself dies. Output is kept
+in bounded memory: the first and last `cap` bytes of each stream, with the count of what
+was cut between them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentframe_core import ToolResult, head_tail, start_watchdog
+
+__all__ = ["run_command"]
+
+#: Seconds between SIGTERM and SIGKILL, and that output may still arrive after the exit.
+_GRACE = 1.0
+_DRAIN = 0.5
+_CHUNK = 1 << 16
+
+
+@dataclass(slots=True)
+class _Capped:
+    """The first and last `cap` bytes of a stream, and how many were dropped between."""
+
+    cap: int
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+
+    def add(self, data: bytes) -> None:
+        room = self.cap - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        self.tail += data
+        if len(self.tail) > 2 * self.cap:
+            cut = len(self.tail) - self.cap
+            self.dropped += cut
+            del self.tail[:cut]
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if not self.dropped:
+            return head + tail
+        return f"{head}\n[... {self.dropped} bytes of output omitted ...]\n{tail}"
+
+
+async def run_command(command: str, cwd: Path, timeout: float, output_chars: int) -> ToolResult:
+    shell = shutil.which("bash") or "/bin/sh"
+    proc = await asyncio.create_subprocess_exec(
+        shell,
+        "-c",
+        command,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        process_group=0,
+    )
+    try:
+        watchdog: subprocess.Popen[bytes] | None = start_watchdog(proc.pid, _GRACE)
+    except PermissionError:  # the group is gone already: the command ran and left nothing
+        watchdog = None
+    out, err = _Capped(output_chars), _Capped(output_chars)
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = [
+        asyncio.create_task(_drain(proc.stdout, out)),
+        asyncio.create_task(_drain(proc.stderr, err)),
+    ]
+    timed_out = False
+    try:
+        try:
+            async with asyncio.timeout(timeout):
+                await proc.wait()
+        except TimeoutError:
+            timed_out = True
+            await _stop(proc)
+        await asyncio.wait(readers, timeout=_DRAIN)
+    finally:
+        _kill_group(proc.pid, signal.SIGKILL)  # whatever the command left running
+        for reader in readers:
+            reader.cancel()
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+        if watchdog is not None:
+            if watchdog.stdin is not None:
+                watchdog.stdin.close()
+            await asyncio.to_thread(watchdog.wait)
+    return _result(out.text(), err.text(), proc.returncode, timed_out, timeout, output_chars)
+
+
+async def _drain(stream: asyncio.StreamReader, into: _Capped) -> None:
+    while chunk := await stream.read(_CHUNK):
+        into.add(chunk)
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM to the group, then SIGKILL to what is still there after the grace."""
+    _kill_group(proc.pid, signal.SIGTERM)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(_GRACE):
+            await proc.wait()
+    _kill_group(proc.pid, signal.SIGKILL)
+
+
+def _kill_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _result(
+    stdout: str, stderr: str, code: int | None, timed_out: bool, timeout: float, cap: int
+) -> ToolResult:
+    """Claude Code's shape: stdout, then stderr; a failure says its exit code first."""
+    parts = [stdout.lstrip("\n").rstrip(), stderr.strip()]
+    if timed_out:
+        parts.append(f"Command timed out after {timeout:g} s; its process group was killed.")
+    text = head_tail("\n".join(p for p in parts if p), cap)
+    meta = {"exit_code": code, "timed_out": timed_out}
+    if timed_out:
+        return ToolResult(text, is_error=True, meta=meta)
+    if code:
+        return ToolResult(f"Exit code {code}\n{text}".rstrip(), is_error=True, meta=meta)
+    return ToolResult(text or "(no output)", meta=meta)
