@@ -127,7 +127,7 @@ def _snippet(original: str, content: str, edit: Replacement) -> str:
     """The edited lines with a few lines around them, numbered as Read shows them."""
     start = original.find(edit.old_string)
     first = original.count("\n", 0, start)
-    lines = content.split("\n")
+    lines = content.removesuffix("\n").split("\n")
     last = first + edit.new_string.count("\n")
     begin = max(0, first - _CONTEXT)
     return numbered(lines[begin : last + _CONTEXT + 1], begin + 1)

@@ -94,26 +94,27 @@ def _scan(
         budget -= len(text) + 8
         return ""
 
+    buffer = bytearray(_CHUNK)  # one buffer, refilled: no fresh megabyte per chunk
     while True:
-        chunk = stream.read(_CHUNK)
-        if scanned == 0 and b"\0" in chunk[:_SNIFF]:
+        size = stream.readinto(buffer)
+        if scanned == 0 and b"\0" in buffer[: min(size, _SNIFF)]:
             raise ToolError(f"{path} is a binary file; Read shows text files only")
-        if not chunk:
+        if not size:
             if partial:
                 out.stopped = end_of_line()
                 line += 1
             out.seen, out.complete = line - 1, not out.stopped
             return out
-        scanned += len(chunk)
+        scanned += size
         start = 0
         while True:
-            end = chunk.find(b"\n", start)
-            piece = chunk[start:] if end < 0 else chunk[start:end]
-            partial = partial or bool(piece)
+            end = buffer.find(b"\n", start, size)
+            stop = size if end < 0 else end
+            partial = partial or stop > start
             if line >= offset and not overflow:
                 room = keep - len(current)
-                current += piece[:room]
-                overflow = len(piece) > room
+                current += buffer[start : start + min(room, stop - start)]
+                overflow = stop - start > room
             if end < 0:
                 break
             out.stopped = end_of_line()
