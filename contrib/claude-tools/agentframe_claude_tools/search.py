@@ -2,8 +2,9 @@
 Code passes them (output modes, context lines, a glob or a file type, offset and head_limit).
 
 Patterns are compiled by the `regex` package, whose matching takes a timeout: a pattern that
-backtracks without end (`(a+)+$`) stops at the call's deadline instead of holding a thread
-for ever, which the standard `re` cannot do. Binary files and files over `max_file_bytes`
+backtracks without end (`(a|aa)+$`) stops at the call's deadline instead of holding a thread
+for ever, which the standard `re` cannot do (on a loaded machine it ends a few times later
+than the timeout: measured here, 3.6 s for 1 s). Binary files and files over `max_file_bytes`
 are skipped (the result says how many); matching is line by line unless `multiline`.
 """
 
