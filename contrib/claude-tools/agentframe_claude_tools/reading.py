@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass, field
+from io import RawIOBase
 from pathlib import Path
-from typing import BinaryIO
 
 from .project import ToolError
 
@@ -55,14 +55,14 @@ def read_excerpt(
             raise ToolError(f"{path} is a directory, not a file; list it with LS or Glob")
         if not stat.S_ISREG(info.st_mode):
             raise ToolError(f"{path} is not a regular file (a device, FIFO or socket); refused")
-        with os.fdopen(fd, "rb", buffering=0, closefd=False) as stream:
+        with os.fdopen(fd, "rb", buffering=0, closefd=False) as stream:  # a FileIO
             return _scan(stream, offset, limit, line_chars, scan_bytes, output_chars, path)
     finally:
         os.close(fd)
 
 
 def _scan(
-    stream: BinaryIO,
+    stream: RawIOBase,
     offset: int,
     limit: int,
     line_chars: int,
@@ -96,7 +96,7 @@ def _scan(
 
     buffer = bytearray(_CHUNK)  # one buffer, refilled: no fresh megabyte per chunk
     while True:
-        size = stream.readinto(buffer)
+        size = stream.readinto(buffer) or 0
         if scanned == 0 and b"\0" in buffer[: min(size, _SNIFF)]:
             raise ToolError(f"{path} is a binary file; Read shows text files only")
         if not size:

@@ -16,8 +16,11 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from agentframe_core import ToolResult, head_tail, start_watchdog
 
@@ -58,11 +61,11 @@ class _Capped:
 
 
 async def run_command(command: str, cwd: Path, timeout: float, output_chars: int) -> ToolResult:
+    """Run `command`; wait in daemon threads (not asyncio's child watcher, whose `wait` also
+    waits for every holder of the output pipes, a background grandchild included)."""
     shell = shutil.which("bash") or "/bin/sh"
-    proc = await asyncio.create_subprocess_exec(
-        shell,
-        "-c",
-        command,
+    proc = subprocess.Popen(
+        [shell, "-c", command],
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -74,46 +77,59 @@ async def run_command(command: str, cwd: Path, timeout: float, output_chars: int
     except PermissionError:  # the group is gone already: the command ran and left nothing
         watchdog = None
     out, err = _Capped(output_chars), _Capped(output_chars)
-    assert proc.stdout is not None and proc.stderr is not None
-    readers = [
-        asyncio.create_task(_drain(proc.stdout, out)),
-        asyncio.create_task(_drain(proc.stderr, err)),
-    ]
+    readers = [_thread(_drain, proc.stdout, out), _thread(_drain, proc.stderr, err)]
+    exited = _exit_of(proc)
     timed_out = False
     try:
         try:
-            async with asyncio.timeout(timeout):
-                await proc.wait()
+            await asyncio.wait_for(asyncio.shield(exited), timeout)
         except TimeoutError:
             timed_out = True
-            await _stop(proc)
-        await asyncio.wait(readers, timeout=_DRAIN)
+            _kill_group(proc.pid, signal.SIGTERM)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(exited), _GRACE)
+        for _ in range(int(_DRAIN / 0.05)):  # output still in the pipes after the exit
+            if not any(reader.is_alive() for reader in readers):
+                break
+            await asyncio.sleep(0.05)
     finally:
-        _kill_group(proc.pid, signal.SIGKILL)  # whatever the command left running
-        for reader in readers:
-            reader.cancel()
+        _kill_group(proc.pid, signal.SIGKILL)  # what is left: at the timeout, or left behind
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
-        await proc.wait()
-        if watchdog is not None:
-            if watchdog.stdin is not None:
-                watchdog.stdin.close()
-            await asyncio.to_thread(watchdog.wait)
+        if watchdog is not None and watchdog.stdin is not None:
+            watchdog.stdin.close()  # it exits by itself; the thread below reaps it
+            _thread(watchdog.wait)
     return _result(out.text(), err.text(), proc.returncode, timed_out, timeout, output_chars)
 
 
-async def _drain(stream: asyncio.StreamReader, into: _Capped) -> None:
-    while chunk := await stream.read(_CHUNK):
-        into.add(chunk)
+def _thread(target: Callable[..., object], *args: object) -> threading.Thread:
+    thread = threading.Thread(target=target, args=args, daemon=True)
+    thread.start()
+    return thread
 
 
-async def _stop(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM to the group, then SIGKILL to what is still there after the grace."""
-    _kill_group(proc.pid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(_GRACE):
-            await proc.wait()
-    _kill_group(proc.pid, signal.SIGKILL)
+def _drain(stream: IO[bytes], into: _Capped) -> None:
+    with stream:
+        while chunk := os.read(stream.fileno(), _CHUNK):
+            into.add(chunk)
+
+
+def _exit_of(proc: subprocess.Popen[bytes]) -> asyncio.Future[int]:
+    """A future of the process's exit code, set from a daemon thread that waits for it."""
+    loop = asyncio.get_running_loop()
+    exited: asyncio.Future[int] = loop.create_future()
+
+    def settle(code: int) -> None:
+        if not exited.done():
+            exited.set_result(code)
+
+    def wait() -> None:
+        code = proc.wait()
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            loop.call_soon_threadsafe(settle, code)
+
+    _thread(wait)
+    return exited
 
 
 def _kill_group(pgid: int, sig: signal.Signals) -> None:

@@ -19,9 +19,7 @@ async def test_edit_refuses_a_non_unique_match_and_changes_nothing(
         "Found 2 matches of the string to replace, but replace_all is false."
     )
     assert target.read_text() == "x = 1\ny = 1\n"
-    done = await call(
-        "Edit", file_path="dup.py", old_string="1", new_string="2", replace_all=True
-    )
+    done = await call("Edit", file_path="dup.py", old_string="1", new_string="2", replace_all=True)
     assert not done.is_error and "All occurrences of '1' were successfully replaced" in done.content
     assert target.read_text() == "x = 2\ny = 2\n"
 

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 
-
 async def test_lines_are_numbered_as_claude_code_numbers_them(call: Any) -> None:
     result = await call("Read", file_path="notes.txt")
     assert result.content == "     1→one\n     2→two\n     3→three"
@@ -128,7 +127,10 @@ print(json.dumps({"seconds": seconds, "grew_kib": peak - before, "peak_kib": pea
 def _measure(root: Path, **arguments: Any) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-c", _MEASURE, str(root), json.dumps(arguments)],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
@@ -156,8 +158,10 @@ def test_a_1_gb_file_is_read_in_bounded_memory_and_time(project: Path) -> None:
     assert lines[1] == "  1002→the last line"
     assert tail["grew_kib"] < 32 * 1024, tail  # 1 GiB scanned, memory grew < 32 MiB
     assert tail["seconds"] < 60, tail
-    print(f"\n1 GiB Read to its last line: {tail['seconds']:.2f} s, "
-          f"peak RSS {tail['peak_kib'] / 1024:.1f} MiB (+{tail['grew_kib'] / 1024:.1f} MiB)")
+    print(
+        f"\n1 GiB Read to its last line: {tail['seconds']:.2f} s, "
+        f"peak RSS {tail['peak_kib'] / 1024:.1f} MiB (+{tail['grew_kib'] / 1024:.1f} MiB)"
+    )
 
 
 def test_the_scan_stops_at_read_scan_bytes(project: Path, ctx: Any) -> None:

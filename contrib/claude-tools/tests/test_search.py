@@ -102,9 +102,7 @@ async def test_grep_options(call: Any, project: Path) -> None:
     assert context.content == "1-const A = 1;\n2:// hello there\n3-const b = 2;"
     paged = await call("Grep", pattern="e", output_mode="content", head_limit=1, offset=1)
     assert len(paged.content.split("\n")) == 1
-    multi = await call(
-        "Grep", pattern=r"main\(\):.*hello", multiline=True, output_mode="content"
-    )
+    multi = await call("Grep", pattern=r"main\(\):.*hello", multiline=True, output_mode="content")
     assert multi.content == "src/app.py:1:def main():\nsrc/app.py:2:    return 'hello'"
     bad = await call("Grep", pattern="(unclosed")
     assert bad.is_error and "not a valid regular expression" in bad.content
@@ -112,9 +110,7 @@ async def test_grep_options(call: Any, project: Path) -> None:
     assert nothing.content == "No matches found"
 
 
-async def test_grep_skips_binary_and_large_files_and_says_so(
-    project: Path, ctx: Any
-) -> None:
+async def test_grep_skips_binary_and_large_files_and_says_so(project: Path, ctx: Any) -> None:
     from agentframe_claude_tools import ClaudeTools, ClaudeToolsOptions
 
     from agentframe_core import ToolCall
