@@ -86,8 +86,11 @@ async def run_command(command: str, cwd: Path, timeout: float, output_chars: int
         except TimeoutError:
             timed_out = True
             _kill_group(proc.pid, signal.SIGTERM)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(exited), _GRACE)
+            for _ in range(int(_GRACE / 0.05)):  # time to clean up, for every member
+                if not _group_alive(proc.pid):
+                    break
+                await asyncio.sleep(0.05)
+            _kill_group(proc.pid, signal.SIGKILL)  # the ones that ignored SIGTERM
         for _ in range(int(_DRAIN / 0.05)):  # output still in the pipes after the exit
             if not any(reader.is_alive() for reader in readers):
                 break
@@ -130,6 +133,16 @@ def _exit_of(proc: subprocess.Popen[bytes]) -> asyncio.Future[int]:
 
     _thread(wait)
     return exited
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _kill_group(pgid: int, sig: signal.Signals) -> None:
