@@ -92,7 +92,9 @@ def grep(
     target = project.path(args["path"], "path") if args.get("path") else project.root
     if not target.exists():
         raise ToolError(f"Path does not exist: {args.get('path')}")
-    single = target.is_file()
+    single = not target.is_dir()
+    if single and not target.is_file():
+        raise ToolError(f"{args.get('path')}: not a regular file (a device, FIFO or socket)")
     walk = Walk(target, max_entries, deadline)
     files = [target] if single else [Path(e.path) for _, e in _candidates(walk, args)]
     before, after = _context(args)
@@ -161,8 +163,8 @@ def _candidates(walk: Walk, args: dict[str, Any]) -> Any:
             continue
         if typed and not any(rule.match(relative) for rule in typed):
             continue
-        if entry.is_symlink():
-            continue  # a link may lead out of the project: its target is not searched
+        if not entry.is_file(follow_symlinks=False):
+            continue  # a link may lead out of the project; a FIFO would block the read
         yield relative, entry
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -72,26 +73,17 @@ async def test_output_is_capped_with_the_offset_to_read_on(project: Path, ctx: A
 
 @pytest.mark.parametrize("kind", ["missing", "directory", "binary", "fifo", "device"])
 async def test_what_is_not_a_text_file_is_refused(call: Any, project: Path, kind: str) -> None:
-    target = {
-        "missing": "nope.txt",
-        "directory": "src",
-        "binary": "blob.bin",
-        "fifo": "pipe",
-        "device": "null",
-    }[kind]
-    (project / "blob.bin").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
-    if kind == "fifo":
-        os.mkfifo(project / "pipe")  # nobody writes: a blocking read would hang
-    if kind == "device":
-        (project / "null").symlink_to("/dev/zero")
-        target = "null"
-        (project / "null").unlink()
-        # /dev/zero is outside the project: reached through a link it is an escape; a device
-        # inside is what this checks, so bind one in by path only when allowed
-        pytest.skip("no device node can be made inside a test folder without privileges") if (
-            os.geteuid() != 0
-        ) else os.mknod(project / "null", 0o600 | 0o020000, os.makedev(1, 5))
-    result = await call("Read", file_path=target)
+    if kind == "binary":
+        (project / "target").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
+    elif kind == "directory":
+        (project / "target").mkdir()
+    elif kind == "fifo":
+        os.mkfifo(project / "target")  # nobody writes: a blocking open would hang
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(project / "target", 0o600 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero
+    result = await call("Read", file_path="target")
     assert result.is_error, result.content
     expected = {
         "missing": "File does not exist",

@@ -110,6 +110,16 @@ async def test_grep_options(call: Any, project: Path) -> None:
     assert nothing.content == "No matches found"
 
 
+async def test_grep_passes_fifos_by_and_refuses_one_named(call: Any, project: Path) -> None:
+    import os
+
+    os.mkfifo(project / "src" / "pipe")  # nobody writes: opening it would block for ever
+    result = await call("Grep", pattern="hello")
+    assert result.content == "Found 1 file\nsrc/app.py"
+    named = await call("Grep", pattern="hello", path="src/pipe")
+    assert named.is_error and "not a regular file" in named.content
+
+
 async def test_grep_skips_binary_and_large_files_and_says_so(project: Path, ctx: Any) -> None:
     from agentframe_claude_tools import ClaudeTools, ClaudeToolsOptions
 
