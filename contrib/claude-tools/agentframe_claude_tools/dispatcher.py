@@ -112,10 +112,10 @@ class ClaudeTools:
                     f"provided offset ({offset}). The file has {excerpt.seen} lines."
                     "</system-reminder>"
                 )
-        text = numbered(excerpt.lines, excerpt.first)
+        parts = [numbered(excerpt.lines, excerpt.first)] if excerpt.lines else []
         if excerpt.stopped:
-            text += f"\n\n(Read stopped: {excerpt.stopped}.)"
-        return text
+            parts.append(f"(Read stopped: {excerpt.stopped}.)")
+        return "\n\n".join(parts)
 
     async def _bash(self, args: dict[str, Any]) -> ToolResult:
         o = self.options

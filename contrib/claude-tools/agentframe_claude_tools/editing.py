@@ -5,12 +5,17 @@ Edits are exact string replacements, refused as Claude Code refuses them: an `ol
 that is missing, or found more than once without `replace_all`, changes nothing. A
 `MultiEdit` applies its edits one after the other in memory and writes once: any edit that
 fails leaves the file as it was. The file's permission bits are kept.
+
+The loop runs the calls of one reply at once: two edits of one file would each read the old
+content and the second write would undo the first. Changes to one file are serialised (a
+lock per resolved path, in this process), so both apply.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +29,15 @@ __all__ = ["Replacement", "edit_file", "write_file"]
 
 #: Lines of context shown around an edit in its result.
 _CONTEXT = 4
+
+_locks: dict[Path, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _lock(path: Path) -> threading.Lock:
+    """The lock of one file (kept: a few bytes per file a session changed)."""
+    with _locks_guard:
+        return _locks.setdefault(path, threading.Lock())
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +54,11 @@ class Replacement:
 
 
 def write_file(path: Path, content: str) -> str:
+    with _lock(path):
+        return _write_file(path, content)
+
+
+def _write_file(path: Path, content: str) -> str:
     existed = path.exists()
     if existed and not path.is_file():
         raise ToolError(f"{path} exists and is not a regular file; refused")
@@ -52,6 +71,11 @@ def write_file(path: Path, content: str) -> str:
 def edit_file(path: Path, edits: list[Replacement], max_bytes: int) -> str:
     """Apply `edits` in order and write once; the result text of Edit (one edit) or
     MultiEdit (several)."""
+    with _lock(path):
+        return _edit_file(path, edits, max_bytes)
+
+
+def _edit_file(path: Path, edits: list[Replacement], max_bytes: int) -> str:
     if not path.exists():
         if edits[0].old_string == "":  # Claude Code: an empty old_string creates the file
             content = edits[0].new_string

@@ -96,3 +96,20 @@ async def test_edit_refuses_a_file_over_max_file_bytes(project: Path, ctx: Any) 
     args = {"file_path": "large.txt", "old_string": "a", "new_string": "b", "replace_all": True}
     result = await tools.dispatch(ToolCall("1", "Edit", args), ctx)
     assert result.is_error and "too large" in result.content
+
+
+async def test_edits_of_one_file_in_one_reply_all_apply(call: Any, project: Path) -> None:
+    """The loop runs a reply's calls at once; without a lock per file the last write wins
+    and the others' changes are lost."""
+    import asyncio
+
+    target = project / "many.txt"
+    target.write_text("".join(f"item {n}\n" for n in range(40)))
+    results = await asyncio.gather(
+        *(
+            call("Edit", file_path="many.txt", old_string=f"item {n}\n", new_string=f"done {n}\n")
+            for n in range(40)
+        )
+    )
+    assert not [r.content for r in results if r.is_error]
+    assert target.read_text() == "".join(f"done {n}\n" for n in range(40))

@@ -1,6 +1,6 @@
 """Glob and Grep on a real tree (a copy of seven packages of Python's standard library),
-checked against the system's `find` and `grep`; Grep's options as Claude Code passes them; a pattern that
-backtracks for ever stops at the deadline."""
+checked against the system's `find` and `grep`; Grep's options as Claude Code passes them;
+a pattern that backtracks for ever stops at the deadline."""
 
 from __future__ import annotations
 
