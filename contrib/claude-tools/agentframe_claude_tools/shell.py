@@ -24,6 +24,8 @@ from typing import IO
 
 from agentframe_core import ToolResult, head_tail, start_watchdog
 
+from .project import ToolError
+
 __all__ = ["run_command"]
 
 #: Seconds between SIGTERM and SIGKILL, and that output may still arrive after the exit.
@@ -64,14 +66,17 @@ async def run_command(command: str, cwd: Path, timeout: float, output_chars: int
     """Run `command`; wait in daemon threads (not asyncio's child watcher, whose `wait` also
     waits for every holder of the output pipes, a background grandchild included)."""
     shell = shutil.which("bash") or "/bin/sh"
-    proc = subprocess.Popen(
-        [shell, "-c", command],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        process_group=0,
-    )
+    try:
+        proc = subprocess.Popen(
+            [shell, "-c", command],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            process_group=0,
+        )
+    except OSError as error:  # the project folder is gone, no process can be started
+        raise ToolError(f"cannot start {shell} in {cwd}: {error.strerror or error}") from None
     try:
         watchdog: subprocess.Popen[bytes] | None = start_watchdog(proc.pid, _GRACE)
     except PermissionError:  # the group is gone already: the command ran and left nothing

@@ -100,3 +100,14 @@ async def test_a_cancelled_call_kills_its_group(project: Path, ctx: Any) -> None
             break
         await asyncio.sleep(0.1)
     assert not pid_alive(pid)
+
+
+async def test_a_vanished_project_folder_is_an_error_result(tmp_path: Path, ctx: Any) -> None:
+    from agentframe_claude_tools import ClaudeTools
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    tools = ClaudeTools(root=gone)
+    gone.rmdir()
+    result = await tools.dispatch(ToolCall("1", "Bash", {"command": "true"}), ctx)
+    assert result.is_error and "cannot start" in result.content
