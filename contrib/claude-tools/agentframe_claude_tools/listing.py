@@ -1,0 +1,91 @@
+"""`Glob` (files matching a pattern, newest first) and `LS` (a folder as a tree)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path, PurePosixPath
+
+from agentframe_core import PathEscapeError, confined
+
+from .project import Project, ToolError
+from .walking import Walk, glob_regex
+
+__all__ = ["glob_files", "list_tree"]
+
+#: Claude Code returns at most this many Glob results, and LS entries.
+GLOB_RESULTS = 100
+LS_ENTRIES = 1000
+#: Names LS leaves out, as Claude Code's does: hidden entries and Python's caches.
+_LS_HIDDEN = ("__pycache__",)
+
+
+def relative_pattern(pattern: str, base: Path) -> str:
+    """A pattern relative to `base`; an absolute one must lie inside it, and none may climb
+    out with `..`."""
+    if not pattern.strip():
+        raise ToolError("pattern: empty")
+    if pattern.startswith("/"):
+        inside = PurePosixPath(pattern)
+        if not inside.is_relative_to(base.as_posix()):
+            raise ToolError(f"{pattern}: the pattern must stay inside {base}; refused")
+        pattern = inside.relative_to(base.as_posix()).as_posix()
+    if ".." in PurePosixPath(pattern).parts:
+        raise ToolError(f"{pattern}: `..` would leave the search folder; refused")
+    return pattern
+
+
+def glob_files(
+    project: Project, pattern: str, path: str | None, max_entries: int, timeout: float
+) -> str:
+    base = project.folder(path)
+    matcher = glob_regex(relative_pattern(pattern, base))
+    walk = Walk(base, max_entries, time.monotonic() + timeout)
+    found: list[tuple[float, str]] = []
+    for relative, entry in walk.entries():
+        if not matcher.match(relative):
+            continue
+        try:
+            real = confined(entry.path, [project.root])
+            found.append((real.stat().st_mtime, project.relative(Path(entry.path))))
+        except (PathEscapeError, OSError):
+            continue  # a link out of the project, or gone meanwhile: not offered
+    found.sort(key=lambda item: (-item[0], item[1]))
+    lines = [name for _, name in found[:GLOB_RESULTS]]
+    if not lines:
+        lines = ["No files found"]
+    if len(found) > GLOB_RESULTS:
+        lines.append("(Results are truncated. Consider using a more specific path or pattern.)")
+    if walk.stopped:
+        lines.append(f"(The search {walk.stopped}; narrow the path or pattern.)")
+    return "\n".join(lines)
+
+
+def list_tree(
+    project: Project, path: str | None, ignore: list[str], max_entries: int, timeout: float
+) -> str:
+    base = project.folder(path)
+    ignored = [glob_regex(pattern, anywhere=True) for pattern in ignore]
+
+    def skip(relative: str, is_dir: bool) -> bool:
+        name = relative.rpartition("/")[2]
+        hidden = name.startswith(".") or name in _LS_HIDDEN
+        return hidden or any(rule.match(relative) for rule in ignored)
+
+    walk = Walk(base, max_entries, time.monotonic() + timeout)
+    lines = [f"- {base}/"]
+    for shown, (relative, entry) in enumerate(walk.entries(folders=True, skip=skip)):
+        if shown == LS_ENTRIES:
+            lines.insert(
+                0,
+                f"There are more than {LS_ENTRIES} files in the directory. Use the LS tool "
+                "(passing a specific path), Glob, Grep and other tools to explore nested "
+                f"directories. The first {LS_ENTRIES} files and directories are included "
+                "below:\n",
+            )
+            break
+        depth = relative.count("/") + 1
+        slash = "/" if entry.is_dir(follow_symlinks=False) else ""
+        lines.append(f"{'  ' * depth}- {entry.name}{slash}")
+    if walk.stopped:
+        lines.append(f"(The listing {walk.stopped}.)")
+    return "\n".join(lines)
