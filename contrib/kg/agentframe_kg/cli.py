@@ -25,7 +25,7 @@ _MAX_ROWS = 10_000
 
 @click.group()
 def kg() -> None:
-    """Documents to a validated RDF knowledge graph (the agentframe-kg README says how)."""
+    """Documents to a validated RDF knowledge graph."""
 
 
 def _out_dir(path: str) -> Path:
