@@ -17,8 +17,8 @@ import pytest
 
 __all__ = [
     "GUIDE",
+    "kit_lacks",
     "lacks",
-    "lacks_hook",
     "members",
     "missing",
     "raises",
@@ -89,13 +89,13 @@ def undeclared(part: Any, flag: str, *, gives: str) -> NoReturn:
     )
 
 
-def lacks_hook(kit: Any, hooks: str, *, gives: str) -> NoReturn:
-    """Skip the running test: the kit subclass does not override `hooks`, the kit methods an
-    optional test needs (e.g. "`reopened` and `write_torn_tail`")."""
+def kit_lacks(kit: Any, lacking: str, *, gives: str, remedy: str) -> NoReturn:
+    """Skip the running test: the kit subclass lacks what an optional test needs (a hook it
+    does not override, a level its layout does not have); `lacking` says which, as a
+    predicate ("does not override `received_text`"), and `remedy` what to do."""
     __tracebackhide__ = True
     pytest.skip(
-        f"{type(kit).__name__} does not override {hooks}: optional ({gives}); override "
-        f"{hooks} to have this test run"
+        f"{type(kit).__name__} {lacking}: optional ({gives}); {remedy} to have this test run"
     )
 
 

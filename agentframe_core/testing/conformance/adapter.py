@@ -48,7 +48,7 @@ from hypothesis import strategies as st
 from ...contract.llm import Capabilities, Completion, CompletionRequest, ToolSpec
 from ...contract.model import Message, ToolCall
 from ...contract.protocols import LLMAdapter
-from ._verdicts import lacks_hook, require, undeclared
+from ._verdicts import kit_lacks, require, undeclared
 
 __all__ = ["ADD_TOOL", "ANSWER_SCHEMA", "SCENARIOS", "AdapterConformance", "Scenario"]
 
@@ -373,7 +373,12 @@ class AdapterConformance:
         if self.received_text(adapter) is None and type(self).received_text is (
             AdapterConformance.received_text
         ):
-            lacks_hook(self, "`received_text`", gives=OPTIONAL["received_text"])
+            kit_lacks(
+                self,
+                "does not override `received_text`",
+                gives=OPTIONAL["received_text"],
+                remedy="override `received_text`",
+            )
         base = conformance_scenario.request
         request = replace(base, messages=[base.messages[0], Message("user", text)])
         await adapter.complete(request)

@@ -35,7 +35,7 @@ from agentframe_core.contract.definition import AgentDefinition
 from agentframe_core.contract.errors import AgentDefinitionError
 from agentframe_core.contract.protocols import AgentLoader, ScanningLoader
 
-from ._verdicts import lacks_hook, require
+from ._verdicts import kit_lacks, require
 
 __all__ = ["AgentLayout", "AgentLoaderConformance"]
 
@@ -122,7 +122,12 @@ class AgentLoaderConformance:
     def _lacks_level(self, level: str) -> NoReturn:
         """Skip the running test: the layout has no `level` ("project" or "user")."""
         __tracebackhide__ = True
-        lacks_hook(self, f"a {level} folder (`layout.{level}` is None)", gives=OPTIONAL[level])
+        kit_lacks(
+            self,
+            f"has no {level} folder (`layout.{level}` is None)",
+            gives=OPTIONAL[level],
+            remedy=f"set `layout.{level}`",
+        )
 
     def catalog(self, loader: Any, cwd: Path) -> AgentCatalog:
         return catalog_from_loaders([("under-test", loader)], cwd)

@@ -73,7 +73,7 @@ from ...contract.protocols import (
     Store,
     StoredEntry,
 )
-from ._verdicts import lacks, lacks_hook, raises, require
+from ._verdicts import kit_lacks, lacks, raises, require
 from .lease import LeaseConformance
 
 __all__ = ["StoreConformance"]
@@ -237,10 +237,11 @@ class StoreConformance(LeaseConformance):
 
     def _skip_torn_tail(self, hook: str) -> NoReturn:
         __tracebackhide__ = True
-        lacks_hook(
+        kit_lacks(
             self,
-            f"`{hook}` (of `reopened` and `write_torn_tail`)",
+            f"does not override `{hook}`",
             gives=OPTIONAL["reopened, write_torn_tail"],
+            remedy="override `reopened` and `write_torn_tail`",
         )
 
     # -- helpers ------------------------------------------------------------------------------
