@@ -119,3 +119,98 @@ def test_the_lazy_table_and_all_agree() -> None:
     lazy = list(agentframe_core._LAZY)
     assert agentframe_core.__all__ == lazy
     assert checked == set(lazy)
+
+
+# -- docs/api.md, the exports, and what the kits and the example plugin import -----------------
+
+API_DOC = ROOT / "docs" / "api.md"
+KITS = ROOT / "agentframe_core" / "testing" / "conformance"
+EXAMPLE = ROOT / "docs" / "examples" / "agentframe-jsonl"
+#: Kernel names a kit imports that a plugin never needs, and why.
+KIT_INTERNALS = {
+    "NO_RESULT": "the stand-in the loop renders for a missing result; the kits look for it",
+    "catalog_from_loaders": "the loader kit's catalog of the one loader under test",
+    "cli_command": "how `run_cli` starts the CLI; the process kit starts it the same way",
+    "cli_env": "`run_cli`'s environment, for the process kit's children",
+    "build_store": "how the process kit's churning child builds the store from its block",
+}
+
+
+def documented() -> dict[str, set[str]]:
+    """The names in the first column of docs/api.md's tables, by the module their section
+    is about (`agentframe_core` unless the heading names `.testing` or `.cli`)."""
+    found: dict[str, set[str]] = {module: set() for module in SURFACE}
+    module = "agentframe_core"
+    for line in API_DOC.read_text().splitlines():
+        if line.startswith("## "):
+            module = next((m for m in SURFACE if f"`{m}`" in line), "agentframe_core")
+        elif line.startswith("| ") and not line.startswith("| name "):
+            first = line.split("|")[1]
+            found[module] |= {name for name in first.split("`")[1::2] if name.isidentifier()}
+    return found
+
+
+def kernel_names(files: list[Path]) -> dict[str, str]:
+    """Every kernel name the modules import (relative imports resolved), and where from."""
+    names: dict[str, str] = {}
+    for path in files:
+        tree = ast.parse(path.read_text(), str(path))
+        package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or not (node.module or node.level):
+                continue
+            module = node.module or ""
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, module] if module else base)
+            if module.split(".")[0] != "agentframe_core":
+                continue
+            for alias in node.names:
+                names[alias.name] = f"{path.relative_to(ROOT)}:{node.lineno}: {module}"
+    return names
+
+
+def test_api_md_lists_exactly_what_is_exported() -> None:
+    """A name a plugin can import but cannot read about, or one the page promises that does
+    not exist, fails here."""
+    listed = documented()
+    for module, exported in SURFACE.items():
+        unlisted = sorted(exported - listed[module])
+        assert not unlisted, f"exported by {module}, not in docs/api.md: {unlisted}"
+        promised = sorted(listed[module] - exported)
+        assert not promised, f"in docs/api.md, not exported by {module}: {promised}"
+
+
+def test_every_kernel_name_the_kits_use_is_public_and_documented() -> None:
+    """What a kit checks a part against (a protocol, an error it must raise, a type it must
+    return) is importable from the public surface and listed in docs/api.md; the few
+    internals a kit uses for its own machinery are named, with why, in KIT_INTERNALS."""
+    public = {id(getattr(importlib.import_module(m), n)): n for m in SURFACE for n in SURFACE[m]}
+    listed = set().union(*documented().values())
+    conformance = "agentframe_core.testing.conformance"
+    problems = []
+    for name, where in kernel_names(sorted(KITS.glob("*.py"))).items():
+        module = where.rsplit(": ", 1)[1]
+        if module.startswith(conformance) or name in KIT_INTERNALS:
+            continue  # the kits' own modules, or named internals
+        value = getattr(importlib.import_module(module), name)
+        if id(value) not in public:
+            problems.append(f"{where}.{name} is not exported from the public surface")
+        elif public[id(value)] not in listed:
+            problems.append(f"{where}.{name} is exported but not in docs/api.md")
+    assert not problems, "\n".join(problems)
+    unused = set(KIT_INTERNALS) - set(kernel_names(sorted(KITS.glob("*.py"))))
+    assert not unused, f"KIT_INTERNALS names what no kit imports: {unused}"
+
+
+def test_the_example_plugin_imports_only_documented_names() -> None:
+    files = [p for p in EXAMPLE.rglob("*.py") if ".venv" not in p.parts]
+    imported = {
+        (module, name)
+        for path in files
+        for _, module, name in kernel_imports(ast.parse(path.read_text(), str(path)))
+    }
+    assert imported, "the scan found no kernel import in the example plugin: wrong path?"
+    listed = documented()
+    missing = sorted(f"{m}.{n}" for m, n in imported if n not in listed.get(m, set()))
+    assert not missing, f"the example plugin imports names docs/api.md does not list: {missing}"

@@ -24,6 +24,7 @@ _KITS = {
     "RetrieverConformance": ".conformance.retriever",
     "AgentLoaderConformance": ".conformance.agents",
     "Scenario": ".conformance.adapter",
+    "SCENARIOS": ".conformance.adapter",
     "ADD_TOOL": ".conformance.adapter",
     "ANSWER_SCHEMA": ".conformance.adapter",
     "AgentLayout": ".conformance.agents",

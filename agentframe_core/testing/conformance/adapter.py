@@ -22,7 +22,12 @@ What is checked is what the loop relies on, whatever the backend:
   arguments valid against the tool's schema; a declared JSON-schema capability is honoured,
   streamed or not;
 - any text, quotes, newlines, emoji included, reaches the backend without breaking the call
-  (a hypothesis property).
+  (a hypothesis property), and arrives as it was sent where the kit subclass overrides
+  `received_text`.
+
+Every adapter must be an `LLMAdapter` (`REQUIRED`); what is checked only where the adapter
+declares it (`native_tools`, `json_schema`, `streaming`) or the kit subclass overrides
+`received_text` is in `OPTIONAL`, and the tests of one it lacks skip, saying so.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import copy
 import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import jsonschema
 import pytest
@@ -43,8 +48,20 @@ from hypothesis import strategies as st
 from ...contract.llm import Capabilities, Completion, CompletionRequest, ToolSpec
 from ...contract.model import Message, ToolCall
 from ...contract.protocols import LLMAdapter
+from ._verdicts import kit_lacks, require, undeclared
 
 __all__ = ["ADD_TOOL", "ANSWER_SCHEMA", "SCENARIOS", "AdapterConformance", "Scenario"]
+
+#: What the kit holds every adapter to: an adapter without it fails, told what to add.
+REQUIRED = {"LLMAdapter": "`capabilities`, `complete` and `stream`: what the loop calls"}
+#: What the kit checks only where the adapter declares it (or the kit subclass overrides it):
+#: without one, its tests skip, saying so.
+OPTIONAL = {
+    "native_tools": "structured tool calls; without it the loop parses calls from the text",
+    "json_schema": "decoding constrained to `response_schema`",
+    "streaming": "a long reply streamed in more than one delta",
+    "received_text": "a kit hook: what the backend received, to prove any text arrives intact",
+}
 
 ADD_TOOL = ToolSpec(
     name="add",
@@ -177,17 +194,27 @@ async def collect(stream: AsyncIterator[str | Completion]) -> tuple[list[str], C
 
 def check_completion(completion: Completion, request: CompletionRequest) -> None:
     """What every reply must satisfy, whatever was asked."""
-    assert isinstance(completion, Completion)
-    assert isinstance(completion.content, str)
-    assert isinstance(completion.tool_calls, tuple)
+    assert isinstance(completion, Completion), (
+        f"complete() must return a Completion, not {type(completion).__name__}"
+    )
+    assert isinstance(completion.content, str), (
+        f"Completion.content must be a str, not {type(completion.content).__name__}"
+    )
+    assert isinstance(completion.tool_calls, tuple), (
+        f"Completion.tool_calls must be a tuple, not {type(completion.tool_calls).__name__}"
+    )
     usage = completion.usage
     for name in ("prompt_tokens", "completion_tokens", "cached_tokens"):
         value = getattr(usage, name)
-        assert isinstance(value, int) and value >= 0, f"usage.{name} = {value!r}"
+        assert isinstance(value, int) and value >= 0, (
+            f"usage.{name} must be a non-negative int, it is {value!r}"
+        )
     assert usage.cached_tokens <= usage.prompt_tokens or usage.prompt_tokens == 0, (
         f"cached_tokens ({usage.cached_tokens}) exceeds prompt_tokens ({usage.prompt_tokens})"
     )
-    assert completion.finish_reason is None or isinstance(completion.finish_reason, str)
+    assert completion.finish_reason is None or isinstance(completion.finish_reason, str), (
+        f"Completion.finish_reason must be None or a str, not {completion.finish_reason!r}"
+    )
     if request.max_tokens is not None:
         # with no usage reported, each word is at least one token: a lower bound to hold to
         tokens = usage.completion_tokens or len(completion.content.split())
@@ -205,11 +232,19 @@ def check_tool_calls(completion: Completion, request: CompletionRequest) -> None
     ids = [call.id for call in completion.tool_calls]
     assert len(set(ids)) == len(ids), f"tool call ids are not unique: {ids}"
     for call in completion.tool_calls:
-        assert isinstance(call, ToolCall)
-        assert isinstance(call.id, str) and call.id, "a tool call needs a non-empty id"
+        assert isinstance(call, ToolCall), f"a tool call must be a ToolCall, not {call!r}"
+        assert isinstance(call.id, str) and call.id, f"a tool call needs a non-empty id: {call}"
         assert call.name in offered, f"tool {call.name!r} was not offered ({sorted(offered)})"
-        assert isinstance(call.arguments, dict), "arguments must be decoded into a dict"
-        jsonschema.validate(call.arguments, offered[call.name].parameters)
+        assert isinstance(call.arguments, dict), (
+            f"tool call arguments must be decoded into a dict, not {call.arguments!r}"
+        )
+        try:
+            jsonschema.validate(call.arguments, offered[call.name].parameters)
+        except jsonschema.ValidationError as err:
+            raise AssertionError(
+                f"the arguments of tool call {call.name}({call.arguments}) do not match the "
+                f"tool's schema: {err.message}"
+            ) from err
 
 
 def check_json(completion: Completion, schema: dict[str, Any]) -> None:
@@ -217,8 +252,16 @@ def check_json(completion: Completion, schema: dict[str, Any]) -> None:
         value = json.loads(completion.content)
     except ValueError as err:
         raise AssertionError(f"not JSON: {completion.content!r} ({err})") from err
-    jsonschema.validate(value, schema)
-    assert completion.tool_calls == ()
+    try:
+        jsonschema.validate(value, schema)
+    except jsonschema.ValidationError as err:
+        raise AssertionError(
+            f"the reply {completion.content!r} does not match response_schema: {err.message}"
+        ) from err
+    assert completion.tool_calls == (), (
+        "a reply constrained to a JSON schema must hold no tool calls, it has "
+        f"{completion.tool_calls}"
+    )
 
 
 #: Short texts of any characters a request can carry (no lone surrogates).
@@ -244,6 +287,10 @@ class AdapterConformance:
         name = getattr(request.function, "conformance_scenario", "reply")
         return SCENARIOS[name]
 
+    #: Read-only: the capabilities the kit requires and the optional ones, with what each is.
+    required: ClassVar[dict[str, str]] = REQUIRED
+    optional: ClassVar[dict[str, str]] = OPTIONAL
+
     def received_text(self, adapter: Any) -> str | None:
         """The text of the last user message the backend received, as it received it.
         Override where the test can see the backend (a scripted adapter or server); by
@@ -255,13 +302,17 @@ class AdapterConformance:
     @plays("reply")
     def test_capabilities_are_stable(self, adapter: LLMAdapter) -> None:
         first = adapter.capabilities
-        assert isinstance(first, Capabilities)
+        assert isinstance(first, Capabilities), (
+            f"capabilities must be a Capabilities, not {type(first).__name__}"
+        )
         assert adapter.capabilities == first, "capabilities changed between two reads"
         window = first.context_window
-        assert window is None or (isinstance(window, int) and window > 0)
+        assert window is None or (isinstance(window, int) and window > 0), (
+            f"capabilities.context_window must be None or a positive int, not {window!r}"
+        )
 
     def test_satisfies_the_protocol(self, adapter: LLMAdapter) -> None:
-        assert isinstance(adapter, LLMAdapter)
+        require(adapter, LLMAdapter, role="adapter")
 
     # -- plain replies ---------------------------------------------------------------------
 
@@ -282,7 +333,10 @@ class AdapterConformance:
         messages, tools = copy.deepcopy(request.messages), copy.deepcopy(request.tools)
         await adapter.complete(request)
         await collect(adapter.stream(request))
-        assert request.messages == messages and request.tools == tools
+        assert request.messages == messages and request.tools == tools, (
+            "complete() or stream() changed the request's messages or tools: an adapter "
+            "must copy what it rewrites (the loop reuses the request)"
+        )
 
     @plays("short")
     async def test_max_tokens_bounds_the_reply(
@@ -319,11 +373,20 @@ class AdapterConformance:
         if self.received_text(adapter) is None and type(self).received_text is (
             AdapterConformance.received_text
         ):
-            pytest.skip("override `received_text` to see what the backend received")
+            kit_lacks(
+                self,
+                "does not override `received_text`",
+                gives=OPTIONAL["received_text"],
+                remedy="override `received_text`",
+            )
         base = conformance_scenario.request
         request = replace(base, messages=[base.messages[0], Message("user", text)])
         await adapter.complete(request)
-        assert self.received_text(adapter) == text
+        received = self.received_text(adapter)
+        assert received == text, (
+            f"the backend received {received!r} for the user message {text!r}: the adapter "
+            "must send the text as it is"
+        )
 
     # -- streaming -------------------------------------------------------------------------
 
@@ -344,7 +407,9 @@ class AdapterConformance:
     ) -> None:
         request = conformance_scenario.request
         stream = adapter.stream(request)
-        assert isinstance(stream, AsyncIterator)
+        assert isinstance(stream, AsyncIterator), (
+            f"stream() must return an async iterator, not {type(stream).__name__}"
+        )
         await anext(stream)
         await stream.aclose()  # type: ignore[attr-defined]
         check_completion(await adapter.complete(request), request)
@@ -366,11 +431,17 @@ class AdapterConformance:
         task = asyncio.ensure_future(consume())
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(first.wait(), 0.3)
-        assert not task.done(), "the call ended before it could be cancelled: make it slower"
+        assert not task.done(), (
+            "the call ended before it could be cancelled: the `slow` scenario must still be "
+            "streaming at its first delta, or 0.3 s after it started without one (a scripted "
+            "backend plays the scenario's `delay`, 1 s)"
+        )
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        assert task.cancelled()
+        assert task.cancelled(), (
+            "a cancelled stream() must end with CancelledError, not swallow the cancellation"
+        )
         check_completion(await adapter.complete(request), request)
 
     # -- tools -----------------------------------------------------------------------------
@@ -395,7 +466,7 @@ class AdapterConformance:
         self, adapter: LLMAdapter, conformance_scenario: Scenario
     ) -> None:
         if not adapter.capabilities.native_tools:
-            pytest.skip("the adapter declares no native tool calling")
+            undeclared(adapter, "native_tools", gives=OPTIONAL["native_tools"])
         request = conformance_scenario.request
         _, completion = await collect(adapter.stream(request))
         check_completion(completion, request)
@@ -406,7 +477,7 @@ class AdapterConformance:
         self, adapter: LLMAdapter, conformance_scenario: Scenario
     ) -> None:
         if not adapter.capabilities.native_tools:
-            pytest.skip("the adapter declares no native tool calling")
+            undeclared(adapter, "native_tools", gives=OPTIONAL["native_tools"])
         request = conformance_scenario.request
         check_completion(await adapter.complete(request), request)
 
@@ -417,9 +488,9 @@ class AdapterConformance:
         self, adapter: LLMAdapter, conformance_scenario: Scenario
     ) -> None:
         if not adapter.capabilities.json_schema:
-            pytest.skip("the adapter declares no JSON-schema constrained decoding")
+            undeclared(adapter, "json_schema", gives=OPTIONAL["json_schema"])
         request = conformance_scenario.request
-        assert request.response_schema is not None
+        assert request.response_schema is not None, "the json_schema scenario has a schema"
         completion = await adapter.complete(request)
         check_completion(completion, request)
         check_json(completion, request.response_schema)
@@ -429,9 +500,9 @@ class AdapterConformance:
         self, adapter: LLMAdapter, conformance_scenario: Scenario
     ) -> None:
         if not adapter.capabilities.json_schema:
-            pytest.skip("the adapter declares no JSON-schema constrained decoding")
+            undeclared(adapter, "json_schema", gives=OPTIONAL["json_schema"])
         request = conformance_scenario.request
-        assert request.response_schema is not None
+        assert request.response_schema is not None, "the json_schema scenario has a schema"
         _, completion = await collect(adapter.stream(request))
         check_completion(completion, request)
         check_json(completion, request.response_schema)

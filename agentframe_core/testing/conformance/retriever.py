@@ -18,6 +18,7 @@ The rules, each checked for the given query, then for any text and any budget (h
 
 from __future__ import annotations
 
+import asyncio
 import math
 from typing import Any, ClassVar
 
@@ -28,8 +29,14 @@ from hypothesis import strategies as st
 from agentframe_core.contract.protocols import Retriever, Snippet
 
 from ._stack import run_context
+from ._verdicts import require
 
 __all__ = ["RetrieverConformance"]
+
+#: What the kit holds every retriever to: a retriever without it fails, told what to add.
+REQUIRED = {"Retriever": "`retrieve(query, *, ctx, budget_tokens)`"}
+#: Nothing is optional: every retriever is held to every rule.
+OPTIONAL: dict[str, str] = {}
 
 #: Characters a budget of one token allows.
 CHARS_PER_TOKEN = 4
@@ -64,6 +71,10 @@ def check_snippets(found: Any, budget_tokens: int) -> None:
 class RetrieverConformance:
     """Subclass and provide the `retriever` and `query` fixtures; see the module docstring."""
 
+    #: Read-only: the capabilities the kit requires and the optional ones, with what each is.
+    required: ClassVar[dict[str, str]] = REQUIRED
+    optional: ClassVar[dict[str, str]] = OPTIONAL
+
     #: Examples of the property test; raise it locally when hunting a bug.
     max_examples: ClassVar[int] = 40
 
@@ -76,7 +87,7 @@ class RetrieverConformance:
         raise NotImplementedError("provide a `query` fixture: text that finds something")
 
     async def test_is_a_retriever(self, retriever: Any) -> None:
-        assert isinstance(retriever, Retriever), f"{retriever!r} has no retrieve() method"
+        require(retriever, Retriever, role="retriever")
 
     async def test_finds_something(self, retriever: Retriever, query: str) -> None:
         found = await retriever.retrieve(query, ctx=run_context(), budget_tokens=2_000)
@@ -97,22 +108,23 @@ class RetrieverConformance:
         found = await retriever.retrieve(nonsense, ctx=run_context(), budget_tokens=500)
         check_snippets(found, 500)
 
-    @settings(
-        max_examples=40,
-        deadline=None,
-        # One retriever serves every example, and each subclass runs this same method.
-        suppress_health_check=[
-            HealthCheck.function_scoped_fixture,
-            HealthCheck.too_slow,
-            HealthCheck.differing_executors,
-        ],
-    )
-    @given(text=QUERIES, budget=st.integers(0, 3_000), with_query=st.booleans())
-    async def test_property_any_text_any_budget(
-        self, retriever: Retriever, query: str, text: str, budget: int, with_query: bool
-    ) -> None:
+    async def test_property_any_text_any_budget(self, retriever: Retriever, query: str) -> None:
         """For any query (also the fixture's with any text around it) and any budget, the
-        answer is well-formed, within the budget and best first."""
-        asked = f"{text} {query}" if with_query else text
-        found = await retriever.retrieve(asked, ctx=run_context(), budget_tokens=budget)
-        check_snippets(found, budget)
+        answer is well-formed, within the budget and best first. Hypothesis runs in a worker
+        thread and drives the retriever on the test's loop, so `max_examples` is the kit
+        subclass's own."""
+        loop = asyncio.get_running_loop()
+
+        @settings(
+            max_examples=self.max_examples,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow],
+        )
+        @given(text=QUERIES, budget=st.integers(0, 3_000), with_query=st.booleans())
+        def answers(text: str, budget: int, with_query: bool) -> None:
+            asked = f"{text} {query}" if with_query else text
+            call = retriever.retrieve(asked, ctx=run_context(), budget_tokens=budget)
+            found = asyncio.run_coroutine_threadsafe(call, loop).result(60)
+            check_snippets(found, budget)
+
+        await asyncio.to_thread(answers)

@@ -10,10 +10,13 @@ test, usable from the test's event loop (asyncio_mode = "auto"):
             yield store
             await store.aclose()
 
-The kit checks the `Store` contract (`contract/protocols.py`) and, when the store implements
-them (`isinstance` against the runtime-checkable protocols), `ExportableStore`, `PrunableStore`
-and `SearchableStore`; tests of a capability the store lacks are skipped. On top of the contract's
-docstrings, it holds a store to what the reference `MemoryStore` does:
+What the kit requires and what is optional is in `REQUIRED` and `OPTIONAL` below (also the
+kit's `required` and `optional`): every store must be a `Store` and a `LeasingStore` (a store
+without one fails, told which methods to add); `ExportableStore`, `PrunableStore` and
+`SearchableStore` are checked where the store implements them (`isinstance` against the
+runtime-checkable protocols), and the tests of one it lacks skip, saying so; so does the restart
+test of a kit subclass that does not override `reopened` and `write_torn_tail`. On top of the
+contract's docstrings, it holds a store to what the reference `MemoryStore` does:
 
 - "insertion order" (the tie-break of `created_at`) is the order of the `append`, `enqueue` or
   `compact` calls that stored the entries: a claimed entry keeps its place among equal
@@ -49,7 +52,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -70,6 +73,7 @@ from ...contract.protocols import (
     Store,
     StoredEntry,
 )
+from ._verdicts import kit_lacks, lacks, raises, require
 from .lease import LeaseConformance
 
 __all__ = ["StoreConformance"]
@@ -175,10 +179,38 @@ def _check_context(context: list[Entry], model: _Model) -> None:
 
 # -- the kit ----------------------------------------------------------------------------------
 
+#: What the kit holds every store to: a store without one fails, told what to add.
+REQUIRED = {
+    "Store": "the seven methods the loop and the CLI call",
+    "LeasingStore": "the turn lease: one turn at a time per session, across processes",
+}
+#: What the kit checks only where the store has it: without one, its tests skip, saying so.
+OPTIONAL = {
+    "ExportableStore": "`agentframe sessions export` and `import`",
+    "PrunableStore": "`agentframe sessions prune`",
+    "SearchableStore": "full-text search of a session's history",
+    "reopened, write_torn_tail": "the restart test of a store that keeps files",
+}
+_PROTOCOLS: dict[str, type] = {
+    "ExportableStore": ExportableStore,
+    "PrunableStore": PrunableStore,
+    "SearchableStore": SearchableStore,
+}
+
+
+def _lacks(store: Any, capability: str) -> NoReturn:
+    """Skip the running test: the store lacks the optional protocol `capability`."""
+    __tracebackhide__ = True
+    lacks(store, _PROTOCOLS[capability], gives=OPTIONAL[capability])
+
 
 class StoreConformance(LeaseConformance):
     """Subclass and provide the `store` fixture (a fresh, empty store per test). A store
     that keeps files may also override `reopened` and `write_torn_tail` (crash tests)."""
+
+    #: Read-only: the capabilities the kit requires and the optional ones, with what each is.
+    required: ClassVar[dict[str, str]] = REQUIRED
+    optional: ClassVar[dict[str, str]] = OPTIONAL
 
     #: Examples per property test; raise it locally when hunting a bug.
     max_examples: ClassVar[int] = 50
@@ -194,12 +226,23 @@ class StoreConformance(LeaseConformance):
     async def reopened(self, store: Any) -> Any:
         """A new instance on the same data, as after a restart (close `store` if needed).
         Override in a durable store's kit subclass; by default the crash tests skip."""
-        pytest.skip(f"{type(self).__name__} does not override `reopened`")
+        __tracebackhide__ = True
+        self._skip_torn_tail("reopened")
 
     def write_torn_tail(self, store: Any, session_id: str) -> None:
         """Leave the beginning of a write that a crash cut short, where the store keeps
         `session_id`. Override in a file-based store's kit subclass."""
-        pytest.skip(f"{type(self).__name__} does not override `write_torn_tail`")
+        __tracebackhide__ = True
+        self._skip_torn_tail("write_torn_tail")
+
+    def _skip_torn_tail(self, hook: str) -> NoReturn:
+        __tracebackhide__ = True
+        kit_lacks(
+            self,
+            f"does not override `{hook}`",
+            gives=OPTIONAL["reopened, write_torn_tail"],
+            remedy="override `reopened` and `write_torn_tail`",
+        )
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -224,13 +267,16 @@ class StoreConformance(LeaseConformance):
     # -- the Store contract -------------------------------------------------------------------
 
     async def test_is_a_store(self, store: Any) -> None:
-        assert isinstance(store, Store)
+        require(store, Store, role="store")
 
     async def test_unknown_session_is_empty(self, store: Store) -> None:
-        assert await store.context("nobody") == []
-        assert await store.claim_pending("nobody", now_ns()) == 0
+        got = await store.context("nobody")
+        assert got == [], f"context() of a session never written must be [], not {got!r}"
+        claimed = await store.claim_pending("nobody", now_ns())
+        assert claimed == 0, f"claim_pending() of an unknown session must return 0, not {claimed}"
         await store.delete("nobody")
-        assert [s.id for s in await store.sessions()] == []
+        listed = [s.id for s in await store.sessions()]
+        assert listed == [], f"a fresh store's sessions() must be [], not {listed}"
 
     async def test_entries_round_trip_whole(self, store: Store) -> None:
         sid = _sid()
@@ -246,8 +292,17 @@ class StoreConformance(LeaseConformance):
         for entry in written:
             await store.append(sid, entry)
         got = await store.context(sid)
-        assert got == written
-        assert got[3].content == big
+        assert len(got) == len(written), (
+            f"{len(written)} entries appended, context() has {len(got)}"
+        )
+        assert got[3].content == big, (
+            f"a 300,000-character content came back as {len(got[3].content)} characters"
+        )
+        for sent, back in zip(written, got, strict=True):
+            assert back == sent, (
+                f"entry {sent.kind.value} {sent.id} must come back equal, every field "
+                f"(content, tag, tool_call_id, tool_name, origin, meta, created_at)"
+            )
 
     async def test_context_is_ordered_by_created_at_then_insertion(self, store: Store) -> None:
         sid = _sid()
@@ -258,7 +313,11 @@ class StoreConformance(LeaseConformance):
         tie_b = _entry(content="tie b", created_at=base + 5)
         for entry in (late, early, tie_a, tie_b):
             await store.append(sid, entry)
-        assert await store.context(sid) == [early, tie_a, tie_b, late]
+        got = [e.content for e in await store.context(sid)]
+        assert got == ["early", "tie a", "tie b", "late"], (
+            "context() must be ordered by created_at, equal times in the order they were "
+            f"appended (appended: late, early, tie a, tie b), got {got}"
+        )
 
     async def test_context_is_a_copy(self, store: Store) -> None:
         sid = _sid()
@@ -267,7 +326,11 @@ class StoreConformance(LeaseConformance):
         got = await store.context(sid)
         got.append(_entry(content="not stored"))
         got.clear()
-        assert await store.context(sid) == [first]
+        again = await store.context(sid)
+        assert again == [first], (
+            "context() must return a new list each call: changing the one it returned "
+            f"changed what the store holds ({len(again)} entries now)"
+        )
 
     async def test_sessions_are_isolated(self, store: Store) -> None:
         a, b = _sid(), _sid()
@@ -275,23 +338,31 @@ class StoreConformance(LeaseConformance):
         await store.append(a, in_a)
         await store.append(b, in_b)
         await store.enqueue(b, _entry(content="queued in b"))
-        assert await store.claim_pending(a, now_ns()) == 0
-        assert await store.context(a) == [in_a]
+        claimed = await store.claim_pending(a, now_ns())
+        assert claimed == 0, f"claim_pending() of session a claimed {claimed} entries of b"
+        got = await store.context(a)
+        assert got == [in_a], f"session a must hold only its own entry, it holds {len(got)}"
         await store.delete(a)
-        assert await store.context(b) == [in_b]
+        got = await store.context(b)
+        assert got == [in_b], (
+            "deleting session a must leave session b as it was (its queued entry still pending)"
+        )
 
     async def test_an_id_is_stored_once_per_session(self, store: Store) -> None:
         sid, other = _sid(), _sid()
         entry = _entry(content="once")
         await store.append(sid, entry)
-        with pytest.raises(ValueError):
+        with raises(ValueError, "append() of an id the session already holds"):
             await store.append(sid, _entry(content="again", id=entry.id))
-        with pytest.raises(ValueError):
+        with raises(ValueError, "enqueue() of an id the session already holds"):
             await store.enqueue(sid, _entry(content="again", id=entry.id))
-        assert await store.context(sid) == [entry]
-        assert await store.claim_pending(sid, now_ns()) == 0
-        await store.append(other, entry)  # the same id in another session is another entry
-        assert await store.context(other) == [entry]
+        got = await store.context(sid)
+        assert got == [entry], f"a refused duplicate must change nothing; context() is {got!r}"
+        claimed = await store.claim_pending(sid, now_ns())
+        assert claimed == 0, f"a refused enqueue() left {claimed} pending entries behind"
+        await store.append(other, entry)
+        got = await store.context(other)
+        assert got == [entry], "the same id in another session is another entry, and is stored"
 
     async def test_pending_entries_wait_for_their_claim(self, store: Store) -> None:
         sid = _sid()
@@ -304,12 +375,26 @@ class StoreConformance(LeaseConformance):
         await store.enqueue(sid, queued_late)
         await store.enqueue(sid, queued_early)
         await store.append(sid, after)
-        assert await store.context(sid) == [first, after]
-        assert await store.claim_pending(sid, base + 50) == 1
-        assert await store.context(sid) == [first, queued_early, after]
-        assert await store.claim_pending(sid, base + 50) == 0
-        assert await store.claim_pending(sid, base + 100) == 1
-        assert await store.context(sid) == [first, queued_early, after, queued_late]
+
+        async def shown() -> list[str]:
+            return [e.content for e in await store.context(sid)]
+
+        got = await shown()
+        assert got == ["first", "after"], f"enqueued entries must stay hidden until claimed: {got}"
+        claimed = await store.claim_pending(sid, base + 50)
+        assert claimed == 1, (
+            f"claim_pending(at) must claim the 1 entry with created_at <= at: {claimed}"
+        )
+        got = await shown()
+        assert got == ["first", "queued early", "after"], (
+            f"a claimed entry must show at its created_at, the later one stay hidden: {got}"
+        )
+        claimed = await store.claim_pending(sid, base + 50)
+        assert claimed == 0, f"claiming again must claim nothing, it returned {claimed}"
+        claimed = await store.claim_pending(sid, base + 100)
+        assert claimed == 1, f"claim_pending(created_at of the last) must claim it: {claimed}"
+        got = await shown()
+        assert got == ["first", "queued early", "after", "queued late"], f"after both claims: {got}"
 
     async def test_a_claimed_entry_keeps_its_insertion_rank_among_ties(self, store: Store) -> None:
         sid = _sid()
@@ -318,8 +403,13 @@ class StoreConformance(LeaseConformance):
         await store.append(sid, a)
         await store.enqueue(sid, p)
         await store.append(sid, b)
-        assert await store.claim_pending(sid, stamp) == 1
-        assert await store.context(sid) == [a, p, b]
+        claimed = await store.claim_pending(sid, stamp)
+        assert claimed == 1, f"claim_pending() must claim the queued entry, it returned {claimed}"
+        got = [e.content for e in await store.context(sid)]
+        assert got == ["a", "pending", "b"], (
+            "a claimed entry keeps the place its enqueue() gave it among equal created_at "
+            f"(appended a, enqueued pending, appended b), got {got}"
+        )
 
     async def test_compact_hides_subsumed_and_shows_the_marker(self, store: Store) -> None:
         sid = _sid()
@@ -328,10 +418,16 @@ class StoreConformance(LeaseConformance):
             await store.append(sid, entry)
         marker = _marker(created_at=entries[0].created_at)
         await store.compact(sid, Compaction(marker, frozenset(_ids(entries[:3]))))
-        assert await store.context(sid) == [marker, *entries[3:]]
+        got = [e.content for e in await store.context(sid)]
+        assert got == ["summary", "m3", "m4"], (
+            f"compact() must hide m0-m2 and show its marker at its created_at, got {got}"
+        )
         again = _marker(created_at=marker.created_at, content="summary of the summary")
         await store.compact(sid, Compaction(again, frozenset({marker.id, entries[3].id})))
-        assert await store.context(sid) == [again, entries[4]]
+        got = [e.content for e in await store.context(sid)]
+        assert got == ["summary of the summary", "m4"], (
+            f"a later compaction may subsume an earlier marker, got {got}"
+        )
 
     async def test_compact_with_a_taken_marker_id_applies_nothing(self, store: Store) -> None:
         sid = _sid()
@@ -339,9 +435,10 @@ class StoreConformance(LeaseConformance):
         for entry in entries:
             await store.append(sid, entry)
         clash = Entry(kind=EntryKind.COMPACTION, content="summary", id=entries[2].id)
-        with pytest.raises(ValueError):
+        with raises(ValueError, "compact() with a marker whose id the session already holds"):
             await store.compact(sid, Compaction(clash, frozenset(_ids(entries[:2]))))
-        assert await store.context(sid) == entries
+        got = [e.content for e in await store.context(sid)]
+        assert got == ["m0", "m1", "m2"], f"a refused compaction must hide nothing, got {got}"
 
     async def test_compact_is_atomic_for_concurrent_readers(self, store: Store) -> None:
         sid = _sid()
@@ -355,10 +452,16 @@ class StoreConformance(LeaseConformance):
         reads = [store.context(sid) for _ in range(20)]
         _, *seen = await asyncio.gather(store.compact(sid, compaction), *reads)
         after = [marker, *entries[150:]]
-        assert before == entries
-        assert await store.context(sid) == after
+        assert before == entries, (
+            f"200 appends (100 of them concurrent) must all land in order; {len(before)} did"
+        )
+        got = await store.context(sid)
+        assert got == after, "after compact(), context() must be the marker then m150-m199"
         for snapshot in seen:
-            assert snapshot in (before, after), "a reader saw a half-applied compaction"
+            assert snapshot in (before, after), (
+                f"a reader saw a half-applied compaction: {len(snapshot or [])} entries visible, "
+                "neither all 200 before it nor the 51 after it"
+            )
 
     async def test_concurrent_writes_all_land(self, store: Store) -> None:
         sids = [_sid() for _ in range(3)]
@@ -368,14 +471,19 @@ class StoreConformance(LeaseConformance):
             *(store.context(sid) for sid in sids),
         )
         for sid in sids:
-            assert await store.context(sid) == entries[sid]
+            got = await store.context(sid)
+            assert got == entries[sid], (
+                f"90 concurrent append()s on 3 sessions must all land, in order: session "
+                f"{sid} holds {len(got)} of its 30"
+            )
 
     async def test_sessions_report_counts_and_recency(self, store: Store) -> None:
         a, b = _sid(), _sid()
         first = _entry(EntryKind.USER, "What is the weather?\nIn Paris.")
         await store.append(a, first)
         await store.append(b, _entry(EntryKind.ASSISTANT, "hello"))
-        assert [s.id for s in await store.sessions()] == [b, a]
+        order = [s.id for s in await store.sessions()]
+        assert order == [b, a], f"sessions() must list the most recently updated first: {order}"
         await store.enqueue(a, _entry(content="queued"))
         await store.append(a, second := _entry(content="second"))
         await store.compact(a, Compaction(_marker(), frozenset({first.id, second.id})))
@@ -383,12 +491,24 @@ class StoreConformance(LeaseConformance):
         assert all(isinstance(s, SessionInfo) for s in listed), f"not SessionInfos: {listed}"
         infos = {s.id: s for s in listed}
         assert [s.id for s in listed] == [a, b], "sessions() must list the newest first"
-        assert infos[a].entries == 4  # two appended, one queued, one marker
-        assert infos[b].entries == 1
+        assert infos[a].entries == 4, (
+            "SessionInfo.entries counts every stored entry (two appended, one queued, one "
+            f"compaction marker: 4), not {infos[a].entries}"
+        )
+        assert infos[b].entries == 1, (
+            f"one entry appended, SessionInfo.entries is {infos[b].entries}"
+        )
         for info in infos.values():
-            assert info.created_at <= info.updated_at
-            assert info.title is None or isinstance(info.title, str)
-        assert infos[a].updated_at > infos[b].updated_at
+            assert info.created_at <= info.updated_at, (
+                f"session {info.id}: created_at {info.created_at} is after updated_at "
+                f"{info.updated_at}"
+            )
+            assert info.title is None or isinstance(info.title, str), (
+                f"session {info.id}: title must be None or a str, not {info.title!r}"
+            )
+        assert infos[a].updated_at > infos[b].updated_at, (
+            "a write to a session must move its updated_at past an earlier-written session's"
+        )
 
     async def test_delete_removes_everything_of_one_session(self, store: Store) -> None:
         gone, kept = _sid(), _sid()
@@ -398,12 +518,19 @@ class StoreConformance(LeaseConformance):
         await store.append(kept, kept_entry := _entry(content="kept"))
         await store.delete(gone)
         await store.delete(gone)  # twice is fine
-        assert await store.context(gone) == []
-        assert await store.claim_pending(gone, now_ns()) == 0
-        assert [s.id for s in await store.sessions()] == [kept]
-        assert await store.context(kept) == [kept_entry]
-        await store.append(gone, old)  # the id is free again: a new session, not a duplicate
-        assert await store.context(gone) == [old]
+        got = await store.context(gone)
+        assert got == [], f"delete() must remove every entry, {len(got)} still in context()"
+        claimed = await store.claim_pending(gone, now_ns())
+        assert claimed == 0, f"delete() must remove pending entries too, {claimed} were claimed"
+        listed = [s.id for s in await store.sessions()]
+        assert listed == [kept], f"a deleted session must leave sessions(): {listed}"
+        got = await store.context(kept)
+        assert got == [kept_entry], "delete() of one session must leave the others"
+        await store.append(gone, old)
+        got = await store.context(gone)
+        assert got == [old], (
+            "a deleted session's ids are free again: append() after delete() starts a new session"
+        )
 
     async def test_acknowledged_writes_survive_a_torn_tail(self, store: Store) -> None:
         """A crash tore the last write; every write acknowledged after it, across restarts,
@@ -417,7 +544,11 @@ class StoreConformance(LeaseConformance):
             await store.append(sid, entry := _entry(content=f"after the crash {n}"))
             acknowledged.append(entry)
         store = await self.reopened(store)
-        assert await store.context(sid) == acknowledged
+        got = [e.content for e in await store.context(sid)]
+        assert got == [e.content for e in acknowledged], (
+            "after a torn write and restarts, every acknowledged write must survive and "
+            f"nothing else show: {got}"
+        )
 
     async def test_any_interleaving_matches_the_model(self, store: Store) -> None:
         """Append, enqueue, claim and compact in any order: `context` (and `history`) always
@@ -436,7 +567,7 @@ class StoreConformance(LeaseConformance):
 
     async def test_history_shows_every_entry_with_its_state(self, store: Store) -> None:
         if not isinstance(store, ExportableStore):
-            pytest.skip("not an ExportableStore")
+            _lacks(store, "ExportableStore")
         sid = _sid()
         base = now_ns()
         a = _entry(content="a", created_at=base)
@@ -447,17 +578,22 @@ class StoreConformance(LeaseConformance):
         await store.enqueue(sid, queued)
         await store.append(sid, b)
         await store.compact(sid, Compaction(marker, frozenset({a.id})))
-        assert await store.history(sid) == [
+        got = await store.history(sid)
+        assert got == [
             StoredEntry(a, subsumed=True),
             StoredEntry(marker),
             StoredEntry(b),
             StoredEntry(queued, pending=True),
-        ]
-        assert await store.history("nobody") == []
+        ], (
+            "history() must list every entry, subsumed and pending too, in context order, "
+            "with its flags: a (subsumed), the marker, b, queued (pending)"
+        )
+        unknown = await store.history("nobody")
+        assert unknown == [], f"history() of an unknown session must be [], not {unknown!r}"
 
     async def test_restore_recreates_history_exactly(self, store: Store) -> None:
         if not isinstance(store, ExportableStore):
-            pytest.skip("not an ExportableStore")
+            _lacks(store, "ExportableStore")
         records_strategy = st.lists(
             st.builds(
                 StoredEntry,
@@ -488,13 +624,24 @@ class StoreConformance(LeaseConformance):
                 sid = _sid()
                 call(store.append(sid, _entry(content="replaced by the restore")))
                 call(store.restore(sid, records))
-                assert call(store.history(sid)) == records
+                assert call(store.history(sid)) == records, (
+                    "restore(records) must replace the session: history() is then exactly "
+                    "those records, in order, with their flags"
+                )
                 visible = [r.entry for r in records if not (r.pending or r.subsumed)]
-                assert call(store.context(sid)) == visible
+                assert call(store.context(sid)) == visible, (
+                    "after restore(), context() must show the records neither pending nor subsumed"
+                )
                 pending = [r for r in records if r.pending]
-                assert call(store.claim_pending(sid, 10**6)) == len(pending)
-                claimed = [r.entry for r in records if not r.subsumed]
-                assert call(store.context(sid)) == claimed
+                claimed = call(store.claim_pending(sid, 10**6))
+                assert claimed == len(pending), (
+                    f"{len(pending)} records were restored pending; claim_pending() claimed "
+                    f"{claimed}"
+                )
+                shown = [r.entry for r in records if not r.subsumed]
+                assert call(store.context(sid)) == shown, (
+                    "restored pending entries, once claimed, must show (unless subsumed)"
+                )
                 call(store.delete(sid))
 
             restores()
@@ -503,31 +650,39 @@ class StoreConformance(LeaseConformance):
 
     async def test_restore_refuses_duplicate_ids_and_keeps_the_session(self, store: Store) -> None:
         if not isinstance(store, ExportableStore):
-            pytest.skip("not an ExportableStore")
+            _lacks(store, "ExportableStore")
         sid = _sid()
         existing = _entry(content="existing")
         await store.append(sid, existing)
         twice = _entry(content="twice")
-        with pytest.raises(ValueError):
+        with raises(ValueError, "restore() of records holding one id twice"):
             await store.restore(sid, [StoredEntry(twice), StoredEntry(twice)])
-        assert await store.history(sid) == [StoredEntry(existing)]
+        got = await store.history(sid)
+        assert got == [StoredEntry(existing)], (
+            f"a refused restore() must leave the session as it was; history() is {got!r}"
+        )
 
     async def test_restore_into_a_new_session_counts_in_sessions(self, store: Store) -> None:
         if not isinstance(store, ExportableStore):
-            pytest.skip("not an ExportableStore")
+            _lacks(store, "ExportableStore")
         source, copy = _sid(), _sid()
         await store.append(source, _entry(content="one"))
         await store.enqueue(source, _entry(content="two"))
         await store.restore(copy, await store.history(source))
         infos = {s.id: s for s in await store.sessions()}
-        assert infos[copy].entries == 2
-        assert await store.history(copy) == await store.history(source)
+        assert copy in infos, "a session created by restore() must be listed by sessions()"
+        assert infos[copy].entries == 2, (
+            f"a restored session of 2 records must count 2 entries, not {infos[copy].entries}"
+        )
+        assert await store.history(copy) == await store.history(source), (
+            "restore(copy, history(source)) must give the copy the source's history"
+        )
 
     async def test_a_restored_session_keeps_its_own_time(self, store: Store) -> None:
         """An imported session is as old as its entries, not as the import: `sessions()`
         shows its first and last entry's time, and `prune --older-than` sees it."""
         if not isinstance(store, ExportableStore):
-            pytest.skip("not an ExportableStore")
+            _lacks(store, "ExportableStore")
         sid, day = _sid(), 86_400 * 10**9
         old = now_ns() - 30 * day
         records = [
@@ -536,64 +691,92 @@ class StoreConformance(LeaseConformance):
         ]
         await store.restore(sid, records)
         [info] = [s for s in await store.sessions() if s.id == sid]
-        assert (info.created_at, info.updated_at) == (old, old + 5)
+        assert (info.created_at, info.updated_at) == (old, old + 5), (
+            "a restored session's created_at is its first entry's created_at and its "
+            "updated_at its last entry's, not the time of the restore: "
+            f"got ({info.created_at}, {info.updated_at}), want ({old}, {old + 5})"
+        )
         if isinstance(store, PrunableStore):
-            assert await store.prune(older_than=timedelta(days=1)) == [sid]
+            pruned = await store.prune(older_than=timedelta(days=1))
+            assert pruned == [sid], (
+                f"a session restored with 30-day-old entries must be pruned by "
+                f"prune(older_than=1 day); it deleted {pruned}"
+            )
 
     # -- PrunableStore ------------------------------------------------------------------------
 
     async def test_prune_keep_last(self, store: Store) -> None:
         if not isinstance(store, PrunableStore):
-            pytest.skip("not a PrunableStore")
+            _lacks(store, "PrunableStore")
         sids = [_sid() for _ in range(4)]
         for sid in sids:
             await store.append(sid, _entry(content=sid))
-        assert await store.prune() == []
+        deleted = await store.prune()
+        assert deleted == [], f"prune() with no rule must delete nothing, it deleted {deleted}"
         deleted = await store.prune(keep_last=2)
-        assert sorted(deleted) == sorted(sids[:2])
-        assert [s.id for s in await store.sessions()] == sids[:1:-1]
-        assert await store.context(sids[0]) == []
-        assert await store.prune(keep_last=5) == []
-        assert sorted(await store.prune(keep_last=0)) == sorted(sids[2:])
+        assert sorted(deleted) == sorted(sids[:2]), (
+            "prune(keep_last=2) of 4 sessions must delete the 2 least recently updated "
+            "and return their ids"
+        )
+        listed = [s.id for s in await store.sessions()]
+        assert listed == sids[:1:-1], "prune(keep_last=2) must keep the 2 most recent sessions"
+        got = await store.context(sids[0])
+        assert got == [], "a pruned session's entries must be gone"
+        deleted = await store.prune(keep_last=5)
+        assert deleted == [], f"prune(keep_last=5) of 2 sessions deleted {deleted}"
+        deleted = await store.prune(keep_last=0)
+        assert sorted(deleted) == sorted(sids[2:]), "prune(keep_last=0) must delete every session"
 
     async def test_prune_older_than(self, store: Store) -> None:
         if not isinstance(store, PrunableStore):
-            pytest.skip("not a PrunableStore")
+            _lacks(store, "PrunableStore")
         old, new = _sid(), _sid()
         await store.append(old, _entry(content="old"))
         await asyncio.sleep(0.6)
         await store.append(new, _entry(content="new"))
         window = timedelta(seconds=0.3)
-        assert await store.prune(older_than=timedelta(days=1)) == []
+        deleted = await store.prune(older_than=timedelta(days=1))
+        assert deleted == [], f"prune(older_than=1 day) of fresh sessions deleted {deleted}"
         updated = {s.id: s.updated_at for s in await store.sessions()}
         started = time.time_ns()
         deleted = await store.prune(older_than=window)
         finished = time.time_ns()
-        assert old in deleted
+        assert old in deleted, (
+            "prune(older_than=0.3 s) must delete a session last written 0.6 s ago"
+        )
         window_ns = int(window.total_seconds() * 1e9)
         if updated[new] >= finished - window_ns:  # surely within the window at any moment
-            assert new not in deleted
-            assert [s.id for s in await store.sessions()] == [new]
-        assert updated[new] >= started - window_ns or new in deleted
-        assert await store.context(old) == []
+            assert new not in deleted, (
+                "prune(older_than=0.3 s) deleted a session written within the window"
+            )
+            listed = [s.id for s in await store.sessions()]
+            assert listed == [new], f"only the recent session must remain, sessions() is {listed}"
+        assert updated[new] >= started - window_ns or new in deleted, (
+            "prune(older_than) kept a session whose updated_at is before the window"
+        )
+        got = await store.context(old)
+        assert got == [], "a pruned session's entries must be gone"
 
     async def test_prune_with_both_rules_deletes_either(self, store: Store) -> None:
         if not isinstance(store, PrunableStore):
-            pytest.skip("not a PrunableStore")
+            _lacks(store, "PrunableStore")
         old, a, b = _sid(), _sid(), _sid()
         await store.append(old, _entry(content="old"))
         await asyncio.sleep(0.6)
         await store.append(a, _entry(content="a"))
         await store.append(b, _entry(content="b"))
         deleted = await store.prune(older_than=timedelta(seconds=0.3), keep_last=1)
-        assert old in deleted and a in deleted
-        assert set(deleted) <= {old, a, b}
+        assert old in deleted and a in deleted, (
+            "prune(older_than, keep_last) must delete what either rule selects: the old "
+            f"session and all but the newest; it deleted {deleted}"
+        )
+        assert set(deleted) <= {old, a, b}, f"prune() returned ids it never stored: {deleted}"
 
     # -- SearchableStore ----------------------------------------------------------------------
 
     async def test_search_finds_words_best_match_first(self, store: Store) -> None:
         if not isinstance(store, SearchableStore):
-            pytest.skip("not a SearchableStore")
+            _lacks(store, "SearchableStore")
         sid, other = _sid(), _sid()
         both = _entry(EntryKind.TOOL_RESULT, "The Quarterly REPORT lists revenue by region.")
         one = _entry(EntryKind.USER, "Please write a report about cats and dogs and birds.")
@@ -602,24 +785,35 @@ class StoreConformance(LeaseConformance):
             await store.append(sid, entry)
         await store.append(other, _entry(content="a quarterly report in another session"))
         found = await store.search(sid, "quarterly report")
-        assert found[:2] == [both, one]
-        assert neither not in found
-        assert await store.search(sid, "quarterly report", limit=1) == [both]
-        assert await store.search(sid, "zebra") == []
-        assert await store.search("nobody", "report") == []
+        assert found[:2] == [both, one], (
+            "search('quarterly report') must find both words case-insensitively, the entry "
+            "holding both first, then the one holding one, and nothing of another session: "
+            f"got {[e.content for e in found]}"
+        )
+        assert neither not in found, "search() found an entry holding none of the words"
+        limited = await store.search(sid, "quarterly report", limit=1)
+        assert limited == [both], f"search(limit=1) must return the best match only: {limited!r}"
+        assert await store.search(sid, "zebra") == [], "search() of an absent word must be []"
+        assert await store.search("nobody", "report") == [], (
+            "search() in an unknown session must be []"
+        )
 
     async def test_search_reaches_subsumed_entries(self, store: Store) -> None:
         if not isinstance(store, SearchableStore):
-            pytest.skip("not a SearchableStore")
+            _lacks(store, "SearchableStore")
         sid = _sid()
         result = _entry(EntryKind.TOOL_RESULT, "stack trace: ZeroDivisionError in ledger.py")
         await store.append(sid, result)
         await store.compact(sid, Compaction(_marker(), frozenset({result.id})))
-        assert await store.search(sid, "zerodivisionerror") == [result]
+        found = await store.search(sid, "zerodivisionerror")
+        assert found == [result], (
+            f"search() must find subsumed entries too (history stays searchable after a "
+            f"compaction): got {found!r}"
+        )
 
     async def test_search_never_raises_on_query_text(self, store: Store) -> None:
         if not isinstance(store, SearchableStore):
-            pytest.skip("not a SearchableStore")
+            _lacks(store, "SearchableStore")
         sid = _sid()
         entries = [_entry(content=t) for t in ('say "hi" (now)', "AND OR NOT", "col:umn * ^x")]
         for entry in entries:
@@ -631,8 +825,10 @@ class StoreConformance(LeaseConformance):
             @given(query=TEXT | st.sampled_from(['"', "(", "*", "AND", "NEAR(", "a:b", "-x", "^"]))
             def searches(query: str) -> None:
                 found = call(store.search(sid, query, limit=2))
-                assert len(found) <= 2
-                assert all(entry in entries for entry in found)
+                assert len(found) <= 2, f"search({query!r}, limit=2) returned {len(found)}"
+                assert all(entry in entries for entry in found), (
+                    f"search({query!r}) returned entries that were never stored: {found!r}"
+                )
 
             searches()
 
@@ -719,7 +915,11 @@ class _StoreMachine(RuleBasedStateMachine):
     @rule(offset=OFFSETS.map(lambda o: o + 2))
     def claim(self, offset: int) -> None:
         claimed = self.call(self.store.claim_pending(self.sid, self.base + offset))
-        assert claimed == self.model.claim(self.base + offset)
+        due = self.model.claim(self.base + offset)
+        assert claimed == due, (
+            f"claim_pending(at) must return how many pending entries it made visible: {due} "
+            f"had created_at <= at, it returned {claimed}"
+        )
 
     @precondition(lambda self: bool(self.model.context()))
     @rule(data=st.data(), offset=OFFSETS)
@@ -743,14 +943,21 @@ class _StoreMachine(RuleBasedStateMachine):
     @invariant()
     def history_matches_the_model(self) -> None:
         if self.exportable:
-            assert self.call(self.store.history(self.sid)) == self.model.history()
+            assert self.call(self.store.history(self.sid)) == self.model.history(), (
+                "history() must list every entry stored, in context order, flagged pending "
+                "until claimed and subsumed once compacted"
+            )
 
     def teardown(self) -> None:
         if self.exportable:
             copy = _sid()
             self.call(self.store.restore(copy, self.model.history()))
-            assert self.call(self.store.history(copy)) == self.model.history()
-            assert self.call(self.store.context(copy)) == self.model.context()
+            assert self.call(self.store.history(copy)) == self.model.history(), (
+                "restore() of a session's history must recreate that history exactly"
+            )
+            assert self.call(self.store.context(copy)) == self.model.context(), (
+                "restore() of a session's history must recreate its context exactly"
+            )
             self.call(self.store.delete(copy))
         self.call(self.store.delete(self.sid))
 

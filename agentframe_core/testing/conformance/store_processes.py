@@ -61,17 +61,37 @@ from typing import Any, ClassVar
 
 import pytest
 
+from ...contract.errors import UnknownPartError
 from ...contract.model import EntryKind
-from ...contract.protocols import Closeable, ExportableStore, RunContext, Stack, Store
+from ...contract.protocols import (
+    Closeable,
+    ExportableStore,
+    LeasingStore,
+    RunContext,
+    Stack,
+    Store,
+)
 from ...engine.render import NO_RESULT
 from ...parts.scripted import ScriptedAdapter
 from ...parts.verbatim import VerbatimBuilder
 from ..children import Child
 from ..cli import cli_command, cli_env
 from ..storechurn import build_store
+from ._verdicts import unmet
 from .lease import check_turns_well_formed
 
 __all__ = ["StoreProcessConformance"]
+
+#: What the kit holds every store to: a store without one fails, told what to add.
+REQUIRED = {
+    "plugin": "installed as a plugin: each process builds the store from the `store:` block",
+    "LeasingStore": "the turn lease, which keeps concurrent runs' turns whole",
+}
+#: What the kit checks only where the store has it (these add checks; no test skips).
+OPTIONAL = {
+    "ExportableStore": "`history()` is checked after the kills too",
+    "check_after_kills": "a kit hook: the checks only your store can make after the kills",
+}
 
 SESSIONS = ("churn-a", "churn-b")
 #: The churning child's module.
@@ -125,6 +145,10 @@ class StoreProcessConformance:
 
     pytestmark: ClassVar[Any] = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 
+    #: Read-only: the capabilities the kit requires and the optional ones, with what each is.
+    required: ClassVar[dict[str, str]] = REQUIRED
+    optional: ClassVar[dict[str, str]] = OPTIONAL
+
     #: Churning children, and the rounds of kills they go through.
     children: ClassVar[int] = 8
     rounds: ClassVar[int] = 6
@@ -150,8 +174,10 @@ class StoreProcessConformance:
         return {}
 
     def check_after_kills(self, store_config: Mapping[str, Any], acknowledged: set[str]) -> None:
-        """Checks only your store can make on what the killed children left (every id in
-        `acknowledged` was reported stored); the kit's own went through the Store protocol."""
+        """Checks only your store can make on what the killed children left: `store_config`
+        is the `store:` block they used, `acknowledged` the ids (`Entry.id`, `str`) of every
+        entry and compaction marker a child was told is stored, over all sessions and lives.
+        The kit's own checks went through the Store protocol; this does nothing by default."""
 
     # -- fixtures -----------------------------------------------------------------------------
 
@@ -173,7 +199,15 @@ class StoreProcessConformance:
         """The test's own instance, built as the children build theirs."""
         for name, value in store_env.items():
             monkeypatch.setenv(name, value)
-        store = build_store(config_file)
+        try:
+            store = build_store(config_file)
+        except UnknownPartError as err:
+            pytest.fail(
+                f"the kit's processes build the store from its `store:` block through the "
+                f"plugin host, so it must be installed as a plugin (an entry point in the "
+                f"group `agentframe`, e.g. `pip install -e .`): {err}",
+                pytrace=False,
+            )
         await store.sessions()  # created (and migrated) before the children start
         yield store
         if isinstance(store, Closeable):
@@ -202,6 +236,8 @@ class StoreProcessConformance:
         child_env: dict[str, str],
         built_store: Store,
     ) -> None:
+        if not isinstance(built_store, LeasingStore):
+            unmet(built_store, LeasingStore, role="store", since="0.2")
         files = [self._run_config(tmp_path, store_config, n) for n in range(self.runs)]
         commands = [
             cli_command("--config", str(file), "run", "--json", "-s", "S", f"q {n}")
@@ -214,14 +250,22 @@ class StoreProcessConformance:
             for run in runs:
                 run.close()
         results = [json.loads("\n".join(output)) for output in outputs]
-        assert any(not result.get("coalesced") for result in results), results
+        assert any(not result.get("coalesced") for result in results), (
+            f"of {self.runs} `agentframe run` processes on one session, none took a turn of "
+            f"its own (all coalesced): {results}"
+        )
         entries = await built_store.context("S")
         check_turns_well_formed(entries, {f"q {n}": r["reply"] for n, r in enumerate(results)})
         stack = Stack(ScriptedAdapter(), built_store, VerbatimBuilder())
         messages = await stack.context.build(RunContext("S", stack, None), "system")
-        assert not any(NO_RESULT in message.content for message in messages)
+        assert not any(NO_RESULT in message.content for message in messages), (
+            "the next request holds a tool call without its result: two runs' turns "
+            "interleaved in the store"
+        )
         replies = [m.content for m in messages if m.role == "assistant" and m.content]
-        assert all(reply.count("answer of run") <= 1 for reply in replies), replies
+        assert all(reply.count("answer of run") <= 1 for reply in replies), (
+            f"a stored reply answers two runs at once: {replies}"
+        )
 
     # -- churning children, killed again and again ---------------------------------------------
 
@@ -319,7 +363,7 @@ class _Churn:
             self.alive[n] = self._start(n)
         for n in started:
             child = self.alive[n]
-            assert child is not None
+            assert child is not None, f"child {n} was just started"
             try:
                 ready = child.line(timeout=120)
             except TimeoutError:
@@ -332,7 +376,7 @@ class _Churn:
         self.start_dead()
         time.sleep(self.rng.uniform(0.4, 1.2))
         for n, child in enumerate(self.alive):
-            assert child is not None
+            assert child is not None, f"child {n} was just started"
             self.started[n] = self.acknowledged.take(child.said(), self.started[n])
             assert child.process.poll() is None, f"child {n} died: {child.stderr()}"
             chance = self.rng.random()
@@ -345,7 +389,7 @@ class _Churn:
         """SIGKILL child `n`: at once, or up to `kill_delay` after it says a compaction
         starts."""
         child = self.alive[n]
-        assert child is not None
+        assert child is not None, f"child {n} is not running: the kit kills only live children"
         if at_compaction:
             deadline = time.monotonic() + 60
             while (line := child.line(max(deadline - time.monotonic(), 0.01))) is not None:

@@ -27,15 +27,21 @@ from typing import Any, ClassVar
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, SchemaError, ValidationError
 
 from agentframe_core.contract.model import ToolCall
 from agentframe_core.contract.protocols import ToolDispatcher
 from agentframe_core.contract.tools import Tool, ToolResult
 
 from ._stack import run_context
+from ._verdicts import require
 
 __all__ = ["ToolDispatcherConformance"]
+
+#: What the kit holds every dispatcher to: a dispatcher without it fails, told what to add.
+REQUIRED = {"ToolDispatcher": "`tools(ctx)` and `dispatch(call, ctx)`"}
+#: Nothing is optional: every dispatcher is held to every rule.
+OPTIONAL: dict[str, str] = {}
 
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
@@ -55,7 +61,12 @@ def _check_tool(tool: Any) -> None:
     assert isinstance(tool, Tool), f"tools() returned {tool!r}, not a Tool"
     bad = sorted(set(tool.name) - _NAME_CHARS)
     assert tool.name and not bad, f"tool name {tool.name!r}: empty or has characters {bad}"
-    Draft202012Validator.check_schema(tool.parameters)
+    try:
+        Draft202012Validator.check_schema(tool.parameters)
+    except SchemaError as err:
+        raise AssertionError(
+            f"tool {tool.name!r}: parameters is not a valid JSON Schema (2020-12): {err.message}"
+        ) from err
     kind = tool.parameters.get("type")
     assert kind == "object", f"{tool.name}: parameters must be of type object, not {kind!r}"
 
@@ -71,6 +82,10 @@ async def _succeeds(dispatcher: ToolDispatcher, call: ToolCall) -> ToolResult:
 class ToolDispatcherConformance:
     """Subclass and provide `dispatcher` and `sample_calls`; see the module docstring."""
 
+    #: Read-only: the capabilities the kit requires and the optional ones, with what each is.
+    required: ClassVar[dict[str, str]] = REQUIRED
+    optional: ClassVar[dict[str, str]] = OPTIONAL
+
     #: Concurrent copies of each sample call in the concurrency property.
     concurrency: ClassVar[int] = 4
 
@@ -85,7 +100,7 @@ class ToolDispatcherConformance:
         )
 
     async def test_is_a_dispatcher(self, dispatcher: Any) -> None:
-        assert isinstance(dispatcher, ToolDispatcher), f"{dispatcher!r} lacks tools/dispatch"
+        require(dispatcher, ToolDispatcher, role="tool dispatcher")
 
     async def test_tools_are_described(self, dispatcher: ToolDispatcher) -> None:
         tools = await dispatcher.tools(run_context())
@@ -105,7 +120,13 @@ class ToolDispatcherConformance:
             assert call.name in tools, (
                 f"sample call to unknown tool {call.name!r} ({sorted(tools)})"
             )
-            Draft202012Validator(tools[call.name].parameters).validate(call.arguments)
+            try:
+                Draft202012Validator(tools[call.name].parameters).validate(call.arguments)
+            except ValidationError as err:
+                raise AssertionError(
+                    f"sample call {call.name}({call.arguments}) does not match the tool's "
+                    f"schema: {err.message}"
+                ) from err
             await _succeeds(dispatcher, call)
 
     async def test_unknown_tool_is_an_error_result_or_exception(
