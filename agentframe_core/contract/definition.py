@@ -127,6 +127,10 @@ class AgentDefinition(_Camel):
     lines: dict[str, int] = Field(default_factory=dict, exclude=True)
     #: Unknown keys and other things `agents check` reports without refusing the file.
     warnings: tuple[str, ...] = Field(default=(), exclude=True)
+    #: Folders the loader that read the file keeps skills in (another tool's format has
+    #: its own, e.g. `~/.pi/agent/skills`): its skills may live there, beside the project's
+    #: and the user's skill folders.
+    skill_folders: tuple[Path, ...] = Field(default=(), exclude=True)
 
     # -- what the agent may use -------------------------------------------------------------
 

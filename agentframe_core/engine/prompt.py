@@ -153,7 +153,7 @@ def resolve_skills(agent: AgentDefinition, cwd: Path) -> list[Skill]:
     for index, reference in enumerate(agent.skills):
         line = agent.lines.get(f"skills.{index}") or agent.lines.get("skills")
         try:
-            skill = find_skill(reference, cwd, relative_to=base)
+            skill = find_skill(reference, cwd, relative_to=base, also=agent.skill_folders)
         except PathEscapeError as err:
             raise UnknownSkillError(
                 f"skill {reference!r}: {err.reason}",

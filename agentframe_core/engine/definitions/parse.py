@@ -45,10 +45,14 @@ def parse_definition(
 
 
 def definition_from_frontmatter(
-    fm: Frontmatter, *, source: str = "code", warnings: Iterable[str] = ()
+    fm: Frontmatter,
+    *,
+    source: str = "code",
+    warnings: Iterable[str] = (),
+    skill_folders: Iterable[Path] = (),
 ) -> AgentDefinition:
-    """Validate split frontmatter (a compat loader passes its translated keys and its own
-    warnings)."""
+    """Validate split frontmatter (a compat loader passes its translated keys, its own
+    warnings and the folders its format keeps skills in)."""
     known, unknown = _split_known(AgentDefinition, fm.data, "")
     notes = [*warnings, *(_unknown_note(key, fm) for key in unknown)]
     raw_name = known.get("name")
@@ -76,6 +80,7 @@ def definition_from_frontmatter(
                 "prompt_line": fm.body_line,
                 "lines": fm.lines,
                 "warnings": tuple(notes),
+                "skill_folders": tuple(skill_folders),
             }
         )
     except PydanticValidationError as err:

@@ -139,11 +139,18 @@ def skill_resources(skill: Skill) -> list[str]:
     return found
 
 
-def find_skill(reference: str, cwd: Path, *, relative_to: Path | None = None) -> Skill | None:
+def find_skill(
+    reference: str,
+    cwd: Path,
+    *,
+    relative_to: Path | None = None,
+    also: Iterable[Path] = (),
+) -> Skill | None:
     """The skill `reference` names, or None. A malformed skill file raises the parse error;
-    one outside the project, the skills folders and `relative_to` (the definition's own
-    folder, whose files are the definition's to name), `PathEscapeError`."""
-    roots = skill_roots(cwd) + ([relative_to] if relative_to is not None else [])
+    one outside the project, the skills folders, `relative_to` (the definition's own
+    folder, whose files are the definition's to name) and `also` (the folders the
+    definition's loader keeps skills in), `PathEscapeError`."""
+    roots = [*skill_roots(cwd), *([relative_to] if relative_to is not None else []), *also]
     if "/" in reference or reference.endswith(".md") or reference in (".", ".."):
         path = Path(reference).expanduser()
         if not path.is_absolute():

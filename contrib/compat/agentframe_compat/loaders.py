@@ -92,7 +92,12 @@ class CompatLoader(FolderLoader):
         def note(key: str, message: str) -> None:
             notes.append(f"{path}:{fm.line_of(key) or 1}: {key}: {message}")
 
-        return definition_from_frontmatter(self.translate(fm, note), source=level, warnings=notes)
+        return definition_from_frontmatter(
+            self.translate(fm, note),
+            source=level,
+            warnings=notes,
+            skill_folders=self._skill_folders(path),
+        )
 
     def translate(self, fm: Frontmatter, note: Note) -> Frontmatter:
         data = dict(fm.data)
@@ -119,26 +124,28 @@ class CompatLoader(FolderLoader):
     def translate_format(self, data: dict[Any, Any], note: Note) -> None:
         """What only this format needs (in place)."""
 
+    def _skill_folders(self, path: Path) -> list[Path]:
+        """This format's skills folders for the definition at `path`: in the project holding
+        it, then in the home folder."""
+        bases = [Path.home()]
+        if self.project_folder:
+            depth = len(Path(self.project_folder).parts)
+            if len(path.parents) > depth:
+                bases.insert(0, path.parents[depth])  # the folder holding `.claude/agents`
+        return [base / folder for base in bases for folder in self.skill_folders]
+
     def _skills(self, value: Any, path: Path) -> Any:
         """Skill names found in this format's own skills folders become paths; the others
         are left for agentframe's skill lookup."""
         names = value.split(",") if isinstance(value, str) else value
         if not isinstance(names, list) or not self.skill_folders:
             return value
-        bases = [Path.home()]
-        if self.project_folder:
-            depth = len(Path(self.project_folder).parts)
-            if len(path.parents) > depth:
-                bases.insert(0, path.parents[depth])  # the folder holding `.claude/agents`
+        folders = self._skill_folders(path)
         resolved: list[Any] = []
         for name in names:
             found = None
             if isinstance(name, str) and name.strip() and "/" not in name:
-                candidates = (
-                    base / folder / name.strip() / "SKILL.md"
-                    for base in bases
-                    for folder in self.skill_folders
-                )
+                candidates = (folder / name.strip() / "SKILL.md" for folder in folders)
                 found = next((c for c in candidates if c.is_file()), None)
             resolved.append(
                 str(found) if found else name.strip() if isinstance(name, str) else name
