@@ -129,6 +129,14 @@ async def _build(
             raise StepError(f"{err.filename or out}: {err.strerror or err}") from None
 
 
+def _step_status(recorded: Any) -> str:
+    if isinstance(recorded, dict) and "inputs" in recorded:
+        return "done"
+    if isinstance(recorded, dict) and "failed" in recorded:
+        return f"failed: {recorded['failed']}"
+    return "not done"
+
+
 @kg.command()
 @click.argument("out_path", metavar="DIR")
 @click.option("--json", "as_json", is_flag=True)
@@ -136,9 +144,7 @@ def status(out_path: str, as_json: bool) -> None:
     """Which steps are done, pass2's chunks, model calls made, approval."""
     ws = Workspace(_out_dir(out_path))
     state = ws.state()
-    report: dict[str, Any] = {
-        "steps": {s.name: ("done" if s.name in state else "not done") for s in STEPS}
-    }
+    report: dict[str, Any] = {"steps": {s.name: _step_status(state.get(s.name)) for s in STEPS}}
     try:
         total = ws.read_json("manifest.json")["chunk_count"]
         report["pass2"] = {"done": len(list(ws.path("pass2").glob("*.json"))), "total": total}

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .asking import ModelReplyError
 from .context import RunContext, StepError
 from .steps_extract import normalize_names, pass2
 from .steps_graph import assemble, export, orphan_connect, orphan_score, validate_graph
@@ -137,8 +138,10 @@ async def run_pipeline(ctx: RunContext, selected: list[str], forced: set[str]) -
         except AwaitingApproval as err:
             ctx.progress.event(step.name, "waiting", message=str(err))
             return "awaiting_approval"
-        except StepError as err:
-            ctx.progress.event(step.name, "failed", error=str(err))
+        except (StepError, ModelReplyError, TimeoutError) as err:
+            error = str(err) or "a model call timed out twice"
+            ctx.ws.mark_failed(step.name, error)
+            ctx.progress.event(step.name, "failed", error=error)
             raise
         ctx.ws.mark(step.name, _digest(ctx, step))
         ctx.progress.event(step.name, "done")

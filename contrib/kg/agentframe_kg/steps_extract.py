@@ -42,8 +42,10 @@ async def pass2(ctx: RunContext) -> None:
             break
     ctx.ws.write_json("pass2_failed.json", failed)
     if failed:
+        first = min(failed)
         raise StepError(
-            f"{len(failed)} chunks failed twice (see pass2_failed.json); build again to retry them"
+            f"{len(failed)} chunks failed twice (see pass2_failed.json; {first}: "
+            f"{failed[first][:300]}); build again to retry them"
         )
     lines = []
     for chunk in chunks:
@@ -83,7 +85,6 @@ async def _extract_all(
     failed: dict[str, str] = {}
     finished = done
     asker = await ctx.asker()
-    check = _checker(schema)
 
     async def one(chunk: dict[str, Any]) -> None:
         nonlocal finished
@@ -91,7 +92,7 @@ async def _extract_all(
             prompt = f"Text:\n{chunk['text']}"
             try:
                 reply = await asker.ask_json(
-                    "pass2", PASS2_SYSTEM.format(schema=flat), prompt, schema, check
+                    "pass2", PASS2_SYSTEM.format(schema=flat), prompt, schema
                 )
             except (ModelReplyError, TimeoutError) as err:
                 failed[chunk["id"]] = str(err) or "timed out twice"
@@ -105,43 +106,16 @@ async def _extract_all(
     return failed
 
 
-def _checker(schema: dict[str, Any]) -> Any:
-    props = schema["properties"]
-    classes = set(props["entities"]["items"]["properties"]["type"]["enum"])
-    predicates = set(props["relations"]["items"]["properties"]["predicate"]["enum"])
-
-    def check(reply: dict[str, Any]) -> list[str]:
-        entities, relations = reply.get("entities"), reply.get("relations")
-        if not isinstance(entities, list) or not isinstance(relations, list):
-            return ["`entities` and `relations` must be lists"]
-        errors = [
-            f"unknown type {e.get('type')!r}"
-            for e in entities
-            if not isinstance(e, dict) or e.get("type") not in classes
-        ]
-        errors += [
-            f"unknown relation {r.get('predicate')!r}"
-            for r in relations
-            if not isinstance(r, dict) or r.get("predicate") not in predicates
-        ]
-        return errors[:10]
-
-    return check
-
-
 def _clean(reply: dict[str, Any]) -> dict[str, Any]:
-    """Names stripped and capped; entries without a name dropped."""
+    """A reply valid against pass2's schema, with runs of whitespace in names made one space;
+    entries whose name was only whitespace dropped."""
 
-    def name(value: Any) -> str:
-        return " ".join(str(value or "").split())[:120]
+    def name(value: str) -> str:
+        return " ".join(value.split())
 
-    entities = [{"name": name(e.get("name")), "type": e["type"]} for e in reply["entities"]]
+    entities = [{"name": name(e["name"]), "type": e["type"]} for e in reply["entities"]]
     relations = [
-        {
-            "subject": name(r.get("subject")),
-            "predicate": r["predicate"],
-            "object": name(r.get("object")),
-        }
+        {"subject": name(r["subject"]), "predicate": r["predicate"], "object": name(r["object"])}
         for r in reply["relations"]
     ]
     return {

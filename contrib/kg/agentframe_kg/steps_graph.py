@@ -154,9 +154,10 @@ async def orphan_connect(ctx: RunContext) -> None:
                     "items": {
                         "type": "object",
                         "properties": {
-                            "entity": {"type": "string"},
-                            "suggestion": {"type": "string"},
+                            "entity": {"type": "string", "maxLength": 120},
+                            "suggestion": {"type": "string", "maxLength": 300},
                         },
+                        "required": ["entity", "suggestion"],
                     },
                 },
             },
@@ -172,10 +173,7 @@ async def orphan_connect(ctx: RunContext) -> None:
         reply = await asker.ask_json(
             "orphan_connect", ORPHAN_SYSTEM.format(schema=flat), prompt, reply_schema
         )
-        result = {
-            k: [x for x in reply.get(k, []) if isinstance(x, dict)][:50]
-            for k in ("relations", "gaps")
-        }
+        result = {k: reply[k] for k in ("relations", "gaps")}
     ctx.ws.write_json("orphan_links.json", result)
 
 
