@@ -13,10 +13,9 @@ import resource
 import signal
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
+from types import FrameType
 from typing import Any
 
 from agentframe_core import AgentframeError
@@ -54,9 +53,13 @@ class _OverBudget(BaseException):
 
 def run_query(graph: Any, sparql: str, limits: QueryLimits) -> QueryResult:
     """A SELECT's rows (at most `limits.max_rows`) or an ASK's answer as one row."""
+    budget = _Budget(limits.timeout, limits.max_memory_mb)
     try:
-        with _budget(limits.timeout, limits.max_memory_mb):
+        budget.start()
+        try:
             return _evaluate(graph, sparql, limits)
+        finally:
+            budget.stop()
     except _OverBudget as err:
         raise QueryError(str(err)) from None
 
@@ -119,25 +122,36 @@ def _peak_mb() -> float:
     return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024  # bytes on macOS
 
 
-@contextmanager
-def _budget(timeout: float, max_memory_mb: int) -> Iterator[None]:
-    """Raise _OverBudget in the code running when the time is past `timeout` or the peak
-    memory grew by more than `max_memory_mb`. Main thread only (signals)."""
-    deadline = time.monotonic() + timeout
-    base = _peak_mb()
+class _Budget:
+    """A timer that raises _OverBudget in the code running when the query is past its time
+    or has grown the peak memory by more than its share. Main thread only (signals).
 
-    def tick(_signum: int, _frame: Any) -> None:
-        if time.monotonic() >= deadline:
-            raise _OverBudget(f"the query ran past its time limit of {timeout:g} s (--timeout)")
-        if _peak_mb() - base > max_memory_mb:
-            raise _OverBudget(
-                f"the query used more than its memory limit of {max_memory_mb} MB (--max-memory)"
-            )
+    It never raises in this module's own frames, so that `stop` (in a `finally`) cannot be
+    cut short and leave the timer running: it raises at a later tick, in rdflib's code."""
 
-    previous = signal.signal(signal.SIGALRM, tick)
-    signal.setitimer(signal.ITIMER_REAL, _TICK, _TICK)
-    try:
-        yield
-    finally:
+    def __init__(self, timeout: float, max_memory_mb: int) -> None:
+        self.timeout, self.max_memory_mb = timeout, max_memory_mb
+        self.deadline, self.base = 0.0, 0.0
+        self.previous: Any = None
+
+    def start(self) -> None:
+        self.deadline, self.base = time.monotonic() + self.timeout, _peak_mb()
+        self.previous = signal.signal(signal.SIGALRM, self._tick)
+        signal.setitimer(signal.ITIMER_REAL, _TICK, _TICK)
+
+    def stop(self) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGALRM, self.previous)
+
+    def _tick(self, _signum: int, frame: FrameType | None) -> None:
+        if frame is not None and frame.f_globals.get("__name__") == __name__:
+            return
+        if time.monotonic() >= self.deadline:
+            raise _OverBudget(
+                f"the query ran past its time limit of {self.timeout:g} s (--timeout)"
+            )
+        if _peak_mb() - self.base > self.max_memory_mb:
+            raise _OverBudget(
+                f"the query used more than its memory limit of {self.max_memory_mb} MB "
+                "(--max-memory)"
+            )

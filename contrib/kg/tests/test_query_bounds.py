@@ -34,12 +34,21 @@ def _query(tmp_path: Path, out: Path, *args: str) -> tuple[float, int, str, str]
     return time.monotonic() - started, done.returncode, done.stdout, done.stderr
 
 
+def _startup(tmp_path: Path, out: Path) -> float:
+    """Seconds of a query that costs nothing: the process and the graph, on this machine now."""
+    seconds, code, stdout, _ = _query(tmp_path, out, "ASK { }")
+    assert (code, stdout.strip()) == (0, "True")
+    return seconds
+
+
 def test_rows_stop_at_the_cap_as_they_are_produced(tmp_path: Path, graph_dir: Path) -> None:
-    seconds, code, stdout, stderr = _query(tmp_path, graph_dir, CROSS)
+    # all 14.8 million rows made first took 42 s and 1.48 GB; the first 10,000 need little
+    _, code, stdout, stderr = _query(
+        tmp_path, graph_dir, CROSS, "--max-memory", "200", "--timeout", "600"
+    )
     assert code == 0, stderr
     assert len(stdout.splitlines()) == 10_000
     assert "stopped at 10,000 rows" in stderr
-    assert seconds < 20  # all 14.8 million rows took 42 s and 1.48 GB
 
 
 def test_a_query_past_its_time_limit_ends_with_a_named_error(
@@ -49,14 +58,16 @@ def test_a_query_past_its_time_limit_ends_with_a_named_error(
     seconds, code, _, stderr = _query(tmp_path, graph_dir, count, "--timeout", "1")
     assert code == 1 and "Traceback" not in stderr
     assert "the query ran past its time limit of 1 s (--timeout)" in stderr
-    assert seconds < 15
+    assert seconds < _startup(tmp_path, graph_dir) + 10  # the count alone runs for minutes
 
 
 def test_a_query_past_its_memory_limit_ends_with_a_named_error(
     tmp_path: Path, graph_dir: Path
 ) -> None:
     ordered = CROSS + " ORDER BY ?c"  # sorting keeps every row
-    _, code, _, stderr = _query(tmp_path, graph_dir, ordered, "--max-memory", "64")
+    _, code, _, stderr = _query(
+        tmp_path, graph_dir, ordered, "--max-memory", "64", "--timeout", "600"
+    )
     assert code == 1 and "Traceback" not in stderr
     assert "the query used more than its memory limit of 64 MB (--max-memory)" in stderr
 
@@ -111,4 +122,4 @@ def test_service_is_refused_unless_allowed_then_bounded_by_the_timeout(
     )
     assert len(silent.accepted) == 1  # allowed: it did call, and waited for no answer
     assert code == 1 and "ran past its time limit of 1 s" in stderr
-    assert seconds < 15
+    assert seconds < _startup(tmp_path, graph_dir) + 10  # it waited without end before
