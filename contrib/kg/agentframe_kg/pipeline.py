@@ -68,7 +68,15 @@ STEPS: tuple[Step, ...] = (
         ("max_items",),
     ),
     Step("pass2", pass2, ("schema_flat.txt", "abox_schema.json", "chunks.jsonl"), ("abox.jsonl",)),
-    Step("normalize_names", normalize_names, ("abox.jsonl",), ("entities.json",), ("max_pairs",)),
+    Step(
+        "normalize_names",
+        normalize_names,
+        ("abox.jsonl",),
+        ("entities.json",),
+        ("max_pairs",),
+        # entities.json's form: canonical names per type since 2 (a build made before asks again)
+        lambda _ctx: {"entities_format": 2},
+    ),
     Step(
         "assemble",
         assemble,
