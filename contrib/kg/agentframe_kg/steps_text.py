@@ -36,7 +36,7 @@ def preprocess_params(ctx: RunContext) -> Any:
     return {"docs": listed, "skipped": skipped, "cap": ctx.options.max_doc_bytes}
 
 
-def text_file(name: str) -> str:
+def _text_file(name: str) -> str:
     """Where a document's text goes: one flat file per document, named by a digest of its
     whole name (a readable part alone would collide: `a/b.md` and `a__b.md`)."""
     return f"text/{slug(name)}-{hashlib.sha256(name.encode()).hexdigest()[:16]}.txt"
@@ -60,7 +60,7 @@ async def preprocess(ctx: RunContext) -> None:
         except ValueError as err:
             skipped.append(str(err))
             continue
-        target = text_file(name)
+        target = _text_file(name)
         ctx.ws.write_text(target, text)
         docs.append({"doc": name, "sha256": hashlib.sha256(data).hexdigest(), "text": target})
         ctx.progress.advance("preprocess", done, len(found))
