@@ -291,9 +291,9 @@ def kg_cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], bytes | Non
             ["kg", "query", "out", cross],
             None,
         ),
-        "kg query: ORDER BY of 14.8M rows, --max-memory 256": (
+        "kg query: ORDER BY of 14.8M rows, --max-memory 100": (
             graph,
-            ["kg", "query", "out", cross + " ORDER BY ?c", "--max-memory", "256"],
+            ["kg", "query", "out", cross + " ORDER BY ?c", "--max-memory", "100"],
             None,
         ),
     }
