@@ -83,6 +83,7 @@ def cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], bytes | None]]
         "chat with non-UTF-8 stdin": (folder("chat"), ["chat"], b"caf\xe9\nhello\n"),
         **confinement_cases(work),
         **mcp_cases(work),
+        **kg_cases(work),
     }
 
 
@@ -283,6 +284,123 @@ def mcp_cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], bytes | No
             None,
         ),
         "mcp: project serving itself (run)": (selfish, ["run", "go"], None),
+    }
+
+
+KG_PASS1 = [  # the schema: Person, Organization, Place (kinds of Agent); bornIn, worksFor
+    '{"classes": ["Agent", "Person", "Organization", "Place"]}',
+    '{"subclasses": [{"name": "Person", "parent": "Agent"}], "properties": [{"name": '
+    '"worksFor", "domain": "Person", "range": "Organization"}, {"name": "bornIn", "domain": '
+    '"Person", "range": "Place"}]}',
+]
+
+
+def kg_cases(work: Path) -> dict[str, tuple[Path, list[str | bytes], bytes | None]]:
+    """Issue 23 #10, #11, #13, #14: `kg query` on a cross product, a count, a sort and a
+    SERVICE; `kg build` with a reply of 1,500 entities, 1,500 names to normalise, names in
+    four scripts and C/C#/C++, a reply of the wrong shape, and a/b.md beside a__b.md. Each must
+    end (a named error where refused) within the same bounds."""
+
+    def entities(names: list[tuple[str, str]], relations: list[list[str]] | None = None) -> str:
+        return json.dumps(
+            {
+                "entities": [{"name": n, "type": t} for n, t in names],
+                "relations": [
+                    {"subject": s, "predicate": p, "object": o} for s, p, o in relations or []
+                ],
+            },
+            ensure_ascii=False,
+        )
+
+    def build(name: str, replies: list[str], docs: dict[str, str]) -> Path:
+        where = work / name
+        for doc, text in docs.items():
+            (where / "docs" / doc).parent.mkdir(parents=True, exist_ok=True)
+            (where / "docs" / doc).write_text(text)
+        config = {"adapter": {"use": "scripted", "replies": replies}, "store": "memory"}
+        (where / "agentframe.yaml").write_text(json.dumps(config, ensure_ascii=False))
+        return where
+
+    built = ["kg", "build", "docs", "--out", "out", "--concurrency", "1"]
+    graph = work / "kgq"
+    (graph / "out").mkdir(parents=True)
+    triples = [f'kg:e{i} kg:p "value {i}" .' for i in range(62)]
+    (graph / "out" / "knowledge_graph.ttl").write_text(
+        "@prefix kg: <https://agentframe.dev/kg/id/> .\n" + "\n".join(triples) + "\n"
+    )
+    cross = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"  # 62^4 rows
+    count = cross.replace("SELECT *", "SELECT (COUNT(*) AS ?n)")
+    many = [(f"Entity {i}", "Person") for i in range(1500)]
+    chunks = {f"d{n:02}.txt": f"Document {n} names thirty entities." for n in range(50)}
+    scripts = [("東京", "Place"), ("Москва", "Place"), ("Αθήνα", "Place"), ("C", "Person")]
+    scripts += [("C#", "Place"), ("C++", "Place")]
+    return {
+        "kg build: a/b.md beside a__b.md": (
+            build("kgdocs", [], {"a/b.md": "Alpha.", "a__b.md": "Beta."}),
+            [*built, "--steps", "preprocess,ingest"],
+            None,
+        ),
+        "kg build: pass2 reply of the wrong shape": (
+            build(
+                "kgshape",
+                [*KG_PASS1, *['{"entities": ["Ada"], "relations": []}'] * 6],
+                {"ada.txt": "Ada was born in Turin."},
+            ),
+            built,
+            None,
+        ),
+        "kg build: pass2 reply of 1,500 entities": (
+            build("kgmany", [*KG_PASS1, *[entities(many)] * 6], {"ada.txt": "Ada."}),
+            built,
+            None,
+        ),
+        "kg build: 1,500 names to normalise": (
+            build(
+                "kgnames",
+                [
+                    *KG_PASS1,
+                    *(entities(many[n::50]) for n in range(50)),
+                    json.dumps({"answers": []}),
+                    json.dumps({"relations": [], "gaps": []}),
+                ],
+                chunks,
+            ),
+            built,
+            None,
+        ),
+        "kg build: 東京, Москва, Αθήνα, C, C#, C++": (
+            build(
+                "kgscripts",
+                [
+                    *KG_PASS1,
+                    entities(scripts, [["C", "bornIn", "C#"]]),
+                    '{"relations": [], "gaps": []}',
+                ],
+                {"cities.txt": "C was born in C#."},
+            ),
+            built,
+            None,
+        ),
+        "kg query: SERVICE <http://127.0.0.1:9/>": (
+            graph,
+            ["kg", "query", "out", "SELECT * WHERE { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }"],
+            None,
+        ),
+        "kg query: COUNT of 14.8M rows, --timeout 3": (
+            graph,
+            ["kg", "query", "out", count, "--timeout", "3"],
+            None,
+        ),
+        "kg query: 4 patterns on 62 triples (14.8M rows)": (
+            graph,
+            ["kg", "query", "out", cross],
+            None,
+        ),
+        "kg query: ORDER BY of 14.8M rows, --max-memory 100": (
+            graph,
+            ["kg", "query", "out", cross + " ORDER BY ?c", "--max-memory", "100"],
+            None,
+        ),
     }
 
 

@@ -1,6 +1,8 @@
 """Every model call of the pipeline: through the stack's adapter, labelled with its step (the
 `context_label` agent mode files prompts under), retried once on a timeout, its JSON reply
-checked, and errors fed back a bounded number of times. Each call is logged to `calls.jsonl`."""
+validated against the step's reply schema (bounds included: a model not constrained by the
+schema, or a hostile one, may answer anything) and then checked, errors fed back a bounded
+number of times. Each call is logged to `calls.jsonl`."""
 
 from __future__ import annotations
 
@@ -9,8 +11,12 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
 
 from agentframe_core import AgentframeError, CompletionRequest, LLMAdapter, Message, strip_fence
 
@@ -18,6 +24,7 @@ __all__ = ["Asker", "ModelReplyError"]
 
 Check = Callable[[dict[str, Any]], list[str]]
 _MAX_REPLY = 200_000
+_MAX_ERRORS = 10
 
 
 class ModelReplyError(AgentframeError):
@@ -40,13 +47,16 @@ class Asker:
         schema: dict[str, Any],
         check: Check | None = None,
     ) -> dict[str, Any]:
-        """The model's reply as a JSON object that passes `check`; a wrong reply is answered
-        with its errors, at most `feedback_rounds` times."""
+        """The model's reply as a JSON object valid against `schema` that passes `check`; a
+        wrong reply is answered with its errors, at most `feedback_rounds` times."""
         messages = [Message("system", system), Message("user", prompt)]
+        validator = Draft202012Validator(schema)
         for _ in range(self.feedback_rounds + 1):
             text = await self._call(step, messages, schema)
             value, errors = _parse(text)
-            if value is not None and check is not None:
+            if value is not None:
+                errors = [_describe(e) for e in islice(validator.iter_errors(value), _MAX_ERRORS)]
+            if value is not None and not errors and check is not None:
                 errors = check(value)
             if value is not None and not errors:
                 return value
@@ -88,6 +98,24 @@ def _parse(text: str) -> tuple[dict[str, Any] | None, list[str]]:
         value = json.loads(strip_fence(text))
     except json.JSONDecodeError as err:
         return None, [f"the reply is not JSON ({err.msg} at line {err.lineno})"]
+    except RecursionError:
+        return None, ["the reply nests too deeply"]
     if not isinstance(value, dict):
         return None, ["the reply must be a JSON object"]
     return value, []
+
+
+def _describe(error: ValidationError) -> str:
+    """One schema error as a short sentence naming the field; the offending value is cut,
+    never quoted whole."""
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    bound, value = error.validator_value, error.instance
+    if error.validator in ("maxItems", "minItems") and isinstance(value, list):
+        what = f"{len(value)} items, {'at most' if error.validator == 'maxItems' else 'at least'}"
+        what += f" {bound}"
+    elif error.validator in ("maxLength", "minLength") and isinstance(value, str):
+        limit = "at most" if error.validator == "maxLength" else "at least"
+        what = f"{len(value)} characters, {limit} {bound}"
+    else:
+        what = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+    return f"{where.lstrip('.') or 'the reply'}: {what}"

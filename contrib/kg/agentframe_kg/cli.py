@@ -20,7 +20,6 @@ from .workspace import Workspace
 __all__ = ["kg"]
 
 _MAX_QUERY = 20_000
-_MAX_ROWS = 10_000
 
 
 @click.group()
@@ -130,6 +129,14 @@ async def _build(
             raise StepError(f"{err.filename or out}: {err.strerror or err}") from None
 
 
+def _step_status(recorded: Any) -> str:
+    if isinstance(recorded, dict) and "inputs" in recorded:
+        return "done"
+    if isinstance(recorded, dict) and "failed" in recorded:
+        return f"failed: {recorded['failed']}"
+    return "not done"
+
+
 @kg.command()
 @click.argument("out_path", metavar="DIR")
 @click.option("--json", "as_json", is_flag=True)
@@ -137,9 +144,7 @@ def status(out_path: str, as_json: bool) -> None:
     """Which steps are done, pass2's chunks, model calls made, approval."""
     ws = Workspace(_out_dir(out_path))
     state = ws.state()
-    report: dict[str, Any] = {
-        "steps": {s.name: ("done" if s.name in state else "not done") for s in STEPS}
-    }
+    report: dict[str, Any] = {"steps": {s.name: _step_status(state.get(s.name)) for s in STEPS}}
     try:
         total = ws.read_json("manifest.json")["chunk_count"]
         report["pass2"] = {"done": len(list(ws.path("pass2").glob("*.json"))), "total": total}
@@ -187,27 +192,50 @@ def _graph(out_path: str) -> Any:
 @click.argument("out_path", metavar="DIR")
 @click.argument("sparql")
 @click.option("--json", "as_json", is_flag=True)
-def query(out_path: str, sparql: str, as_json: bool) -> None:
-    """Run a SPARQL SELECT/ASK on DIR's graph (prefixes kg:, kgs:, rdfs:, rdf: predefined)."""
-    from .tbox import ID, SCHEMA
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=30.0,
+    show_default=True,
+    help="Seconds the query may run (parsing included); past it, a named error.",
+)
+@click.option(
+    "--max-memory",
+    type=click.IntRange(16, 65_536),
+    default=512,
+    show_default=True,
+    help="MB the query may add to the process's peak memory.",
+)
+@click.option(
+    "--allow-service",
+    is_flag=True,
+    help="Allow SERVICE, which sends (parts of) the query to the server it names.",
+)
+def query(
+    out_path: str, sparql: str, as_json: bool, timeout: float, max_memory: int, allow_service: bool
+) -> None:
+    """Run a SPARQL SELECT/ASK on DIR's graph (prefixes kg:, kgs:, rdfs:, rdf: predefined).
+
+    At most 10,000 rows are produced; FROM is refused, and SERVICE unless --allow-service."""
+    from .querying import QueryError, QueryLimits, run_query
 
     if len(sparql) > _MAX_QUERY:
         raise click.ClickException(f"the query is over {_MAX_QUERY} characters")
     graph = _graph(out_path)
+    limits = QueryLimits(timeout, max_memory, allow_service)
     try:
-        result = graph.query(sparql, initNs={"kg": ID, "kgs": SCHEMA})
-        rows = (
-            [[str(v) if v is not None else "" for v in row] for row in list(result)[:_MAX_ROWS]]
-            if result.type == "SELECT"
-            else [[str(bool(result.askAnswer))]]
-        )
-    except Exception as err:  # a bad query is the user's input: the parser's message
-        raise click.ClickException(f"query failed: {str(err)[:300]}") from None
+        result = run_query(graph, sparql, limits)
+    except QueryError as err:
+        raise click.ClickException(str(err)) from None
     if as_json:
-        emit_json(rows)
+        emit_json(result.rows)
     else:
-        for row in rows:
+        for row in result.rows:
             click.echo("\t".join(row))
+    if result.truncated:
+        click.echo(
+            f"(stopped at {limits.max_rows:,} rows: add LIMIT, or narrow the query)", err=True
+        )
 
 
 @kg.command()

@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SUFFIXES", "Chunk", "chunk_text", "find_documents", "to_text"]
+__all__ = ["SUFFIXES", "Chunk", "chunk_text", "find_documents", "slug", "to_text"]
 
 SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
 _MAX_SKIPPED = 1000
@@ -122,12 +122,13 @@ def chunk_text(doc: str, text: str, size: int, overlap: int) -> list[Chunk]:
         body = text[start:end].strip()
         if body:
             digest = hashlib.sha256(f"{doc}\0{body}".encode()).hexdigest()[:12]
-            chunks.append(Chunk(f"{_slug(doc)}-{len(chunks)}-{digest}", doc, len(chunks), body))
+            chunks.append(Chunk(f"{slug(doc)}-{len(chunks)}-{digest}", doc, len(chunks), body))
         if end >= len(text):
             break
         start = max(end - overlap, start + 1)
     return chunks
 
 
-def _slug(name: str) -> str:
+def slug(name: str) -> str:
+    """A short readable ASCII form of a document's name, for file names and chunk ids."""
     return re.sub(r"[^A-Za-z0-9]+", "_", Path(name).stem)[:40] or "doc"

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .asking import ModelReplyError
 from .context import RunContext, StepError
 from .steps_extract import normalize_names, pass2
 from .steps_graph import assemble, export, orphan_connect, orphan_score, validate_graph
@@ -67,7 +68,15 @@ STEPS: tuple[Step, ...] = (
         ("max_items",),
     ),
     Step("pass2", pass2, ("schema_flat.txt", "abox_schema.json", "chunks.jsonl"), ("abox.jsonl",)),
-    Step("normalize_names", normalize_names, ("abox.jsonl",), ("entities.json",), ("max_pairs",)),
+    Step(
+        "normalize_names",
+        normalize_names,
+        ("abox.jsonl",),
+        ("entities.json",),
+        ("max_pairs",),
+        # entities.json's form: canonical names per type since 2 (a build made before asks again)
+        lambda _ctx: {"entities_format": 2},
+    ),
     Step(
         "assemble",
         assemble,
@@ -137,8 +146,10 @@ async def run_pipeline(ctx: RunContext, selected: list[str], forced: set[str]) -
         except AwaitingApproval as err:
             ctx.progress.event(step.name, "waiting", message=str(err))
             return "awaiting_approval"
-        except StepError as err:
-            ctx.progress.event(step.name, "failed", error=str(err))
+        except (StepError, ModelReplyError, TimeoutError) as err:
+            error = str(err) or "a model call timed out twice"
+            ctx.ws.mark_failed(step.name, error)
+            ctx.progress.event(step.name, "failed", error=error)
             raise
         ctx.ws.mark(step.name, _digest(ctx, step))
         ctx.progress.event(step.name, "done")

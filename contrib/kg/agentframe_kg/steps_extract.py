@@ -4,17 +4,19 @@ arrival so that a kill loses only the chunks in flight) and normalize_names."""
 from __future__ import annotations
 
 import asyncio
-import difflib
 import hashlib
 import json
-import re
 from typing import Any
 
 from .asking import ModelReplyError
 from .context import RunContext, StepError
+from .matching import Key, candidate_pairs, canonical_names, rule_key
 from .steps_text import read_chunks
 
 __all__ = ["normalize_names", "pass2"]
+
+#: normalize_names compares at most this many pairs of names (within blocks, see matching).
+MAX_COMPARISONS = 50_000
 
 PASS2_SYSTEM = (
     "You extract a knowledge graph from text. Use only the classes and relations of this "
@@ -42,8 +44,10 @@ async def pass2(ctx: RunContext) -> None:
             break
     ctx.ws.write_json("pass2_failed.json", failed)
     if failed:
+        first = min(failed)
         raise StepError(
-            f"{len(failed)} chunks failed twice (see pass2_failed.json); build again to retry them"
+            f"{len(failed)} chunks failed twice (see pass2_failed.json; {first}: "
+            f"{failed[first][:300]}); build again to retry them"
         )
     lines = []
     for chunk in chunks:
@@ -83,7 +87,6 @@ async def _extract_all(
     failed: dict[str, str] = {}
     finished = done
     asker = await ctx.asker()
-    check = _checker(schema)
 
     async def one(chunk: dict[str, Any]) -> None:
         nonlocal finished
@@ -91,7 +94,7 @@ async def _extract_all(
             prompt = f"Text:\n{chunk['text']}"
             try:
                 reply = await asker.ask_json(
-                    "pass2", PASS2_SYSTEM.format(schema=flat), prompt, schema, check
+                    "pass2", PASS2_SYSTEM.format(schema=flat), prompt, schema
                 )
             except (ModelReplyError, TimeoutError) as err:
                 failed[chunk["id"]] = str(err) or "timed out twice"
@@ -105,43 +108,16 @@ async def _extract_all(
     return failed
 
 
-def _checker(schema: dict[str, Any]) -> Any:
-    props = schema["properties"]
-    classes = set(props["entities"]["items"]["properties"]["type"]["enum"])
-    predicates = set(props["relations"]["items"]["properties"]["predicate"]["enum"])
-
-    def check(reply: dict[str, Any]) -> list[str]:
-        entities, relations = reply.get("entities"), reply.get("relations")
-        if not isinstance(entities, list) or not isinstance(relations, list):
-            return ["`entities` and `relations` must be lists"]
-        errors = [
-            f"unknown type {e.get('type')!r}"
-            for e in entities
-            if not isinstance(e, dict) or e.get("type") not in classes
-        ]
-        errors += [
-            f"unknown relation {r.get('predicate')!r}"
-            for r in relations
-            if not isinstance(r, dict) or r.get("predicate") not in predicates
-        ]
-        return errors[:10]
-
-    return check
-
-
 def _clean(reply: dict[str, Any]) -> dict[str, Any]:
-    """Names stripped and capped; entries without a name dropped."""
+    """A reply valid against pass2's schema, with runs of whitespace in names made one space;
+    entries whose name was only whitespace dropped."""
 
-    def name(value: Any) -> str:
-        return " ".join(str(value or "").split())[:120]
+    def name(value: str) -> str:
+        return " ".join(value.split())
 
-    entities = [{"name": name(e.get("name")), "type": e["type"]} for e in reply["entities"]]
+    entities = [{"name": name(e["name"]), "type": e["type"]} for e in reply["entities"]]
     relations = [
-        {
-            "subject": name(r.get("subject")),
-            "predicate": r["predicate"],
-            "object": name(r.get("object")),
-        }
+        {"subject": name(r["subject"]), "predicate": r["predicate"], "object": name(r["object"])}
         for r in reply["relations"]
     ]
     return {
@@ -156,12 +132,6 @@ def read_abox(ctx: RunContext) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def rule_key(name: str) -> str:
-    """Names equal under this rule are one entity without asking: case, punctuation, "the"."""
-    words = re.sub(r"[^\w\s]", " ", name.lower()).split()
-    return " ".join(words[1:] if words[:1] == ["the"] and len(words) > 1 else words)
-
-
 MERGE_SYSTEM = (
     "For each numbered pair of names, say whether both name the same real-world thing. Reply "
     "with JSON only: `answers`, one object per pair with `pair` (its number) and `same` "
@@ -173,7 +143,10 @@ def merge_schema(pairs: int) -> dict[str, Any]:
     """One answer per pair at most: a small model cannot ramble on past them."""
     answer = {
         "type": "object",
-        "properties": {"pair": {"type": "integer"}, "same": {"type": "boolean"}},
+        "properties": {
+            "pair": {"type": "integer", "minimum": 0, "maximum": pairs - 1},
+            "same": {"type": "boolean"},
+        },
         "required": ["pair", "same"],
     }
     return {
@@ -184,69 +157,30 @@ def merge_schema(pairs: int) -> dict[str, Any]:
 
 
 async def normalize_names(ctx: RunContext) -> None:
-    groups: dict[str, dict[str, Any]] = {}  # rule key -> {names, type}
+    groups: dict[Key, set[str]] = {}  # (type, rule key) -> surface names
     for record in read_abox(ctx):
         for entity in record["entities"]:
-            group = groups.setdefault(
-                rule_key(entity["name"]), {"names": set(), "type": entity["type"]}
-            )
-            group["names"].add(entity["name"])
-    keys = sorted(k for k in groups if k)
-    pairs = _candidates(keys, groups)[: ctx.options.max_pairs]
-    confirmed: list[tuple[str, str]] = []
+            key = rule_key(entity["name"])
+            if key:
+                groups.setdefault((entity["type"], key), set()).add(entity["name"])
+    candidates = candidate_pairs(groups, MAX_COMPARISONS)
+    pairs = candidates.pairs[: ctx.options.max_pairs]
+    confirmed: list[tuple[Key, Key]] = []
     if pairs:
-        listing = "\n".join(f"{i}. {a!r} / {b!r}" for i, (a, b) in enumerate(pairs))
+        listing = "\n".join(f"{i}. {a[1]!r} / {b[1]!r} ({a[0]})" for i, (a, b) in enumerate(pairs))
         asker = await ctx.asker()
         reply = await asker.ask_json(
             "normalize_names", MERGE_SYSTEM, listing, merge_schema(len(pairs))
         )
-        answers = {
-            a.get("pair"): a.get("same") for a in reply.get("answers", []) if isinstance(a, dict)
-        }
+        answers = {a["pair"]: a["same"] for a in reply["answers"]}
         confirmed = [pair for i, pair in enumerate(pairs) if answers.get(i) is True]
-    canonical = _merge(keys, confirmed, groups)
     ctx.ws.write_json(
         "entities.json",
         {
-            "canonical": canonical,
-            "asked": [list(p) for p in pairs],
-            "merged": [list(p) for p in confirmed],
+            "canonical": canonical_names(groups, confirmed),
+            "asked": [[a[0], a[1], b[1]] for a, b in pairs],
+            "merged": [[a[0], a[1], b[1]] for a, b in confirmed],
+            "comparisons": candidates.comparisons,
+            "comparisons_cut": candidates.cut,
         },
     )
-
-
-def _candidates(keys: list[str], groups: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
-    """Pairs of one type where one name's words contain the other's, or nearly equal names."""
-    pairs = []
-    for i, a in enumerate(keys):
-        for b in keys[i + 1 :]:
-            if groups[a]["type"] != groups[b]["type"]:
-                continue
-            wa, wb = set(a.split()), set(b.split())
-            if wa <= wb or wb <= wa or difflib.SequenceMatcher(None, a, b).ratio() >= 0.85:
-                pairs.append((a, b))
-    return pairs
-
-
-def _merge(
-    keys: list[str], merged: list[tuple[str, str]], groups: dict[str, dict[str, Any]]
-) -> dict[str, str]:
-    """Every surface name to its canonical name: the longest of its merged group, preferring
-    names without a leading article."""
-    parent = {k: k for k in keys}
-
-    def root(k: str) -> str:
-        while parent[k] != k:
-            k = parent[k]
-        return k
-
-    for a, b in merged:
-        parent[root(a)] = root(b)
-    members: dict[str, list[str]] = {}
-    for k in keys:
-        members.setdefault(root(k), []).extend(sorted(groups[k]["names"]))
-    result = {}
-    for names in members.values():
-        best = max(names, key=lambda n: (not n.lower().startswith("the "), len(n), n))
-        result.update({n: best for n in names})
-    return result

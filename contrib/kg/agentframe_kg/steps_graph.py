@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
+from collections.abc import Iterable
 from typing import Any
 
 from rdflib import RDF, RDFS, Graph, Literal, Namespace, URIRef
 
 from .context import RunContext, StepError
+from .iris import entity_iris
 from .steps_extract import read_abox
 from .tbox import ID, SCHEMA, shapes_graph, tbox_graph
 
@@ -20,16 +21,12 @@ PROV = Namespace("http://www.w3.org/ns/prov#")
 ORPHAN_SOURCE = "orphan_connect"
 
 
-def entity_iri(name: str) -> URIRef:
-    return ID[re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")[:100] or "entity"]
-
-
 class _Builder:
-    """The ABox under construction: entities with their types, and relations kept only when
-    both ends are known entities of the property's domain and range."""
+    """The ABox under construction: entities, one type each, and relations kept only when
+    their ends are entities of the property's domain and range."""
 
-    def __init__(self, tbox: dict[str, Any]) -> None:
-        self.graph = Graph()
+    def __init__(self, tbox: dict[str, Any], graph: Graph | None = None) -> None:
+        self.graph = graph if graph is not None else Graph()
         self.graph.bind("kg", ID)
         self.graph.bind("kgs", SCHEMA)
         self.graph.bind("prov", PROV)
@@ -38,11 +35,14 @@ class _Builder:
         self.types: dict[URIRef, set[str]] = {}
         self.rejected: list[str] = []
 
-    def entity(self, name: str, cls: str) -> None:
-        iri = entity_iri(name)
-        self.types.setdefault(iri, set()).add(cls)
-        self.graph.add((iri, RDF.type, SCHEMA[cls]))
-        self.graph.add((iri, RDFS.label, Literal(name)))
+    def entities(self, entities: Iterable[tuple[str, str]]) -> dict[tuple[str, str], URIRef]:
+        """All the entities (type, name) at once, so that colliding IRIs are told apart."""
+        iris = entity_iris(entities)
+        for (cls, name), iri in iris.items():
+            self.types.setdefault(iri, set()).add(cls)
+            self.graph.add((iri, RDF.type, SCHEMA[cls]))
+            self.graph.add((iri, RDFS.label, Literal(name)))
+        return iris
 
     def _is_a(self, iri: URIRef, cls: str) -> bool:
         for start in self.types.get(iri, ()):
@@ -54,14 +54,16 @@ class _Builder:
                 node = self.parents.get(node, "")
         return False
 
-    def relation(self, subject: str, predicate: str, obj: str, source: str) -> None:
+    def relation(
+        self, subjects: list[URIRef], predicate: str, objects: list[URIRef], said: str, source: str
+    ) -> None:
+        """`said` (subject predicate object as extracted) between the first of the entities
+        its names may be that fit the property's domain and range."""
         prop = self.props.get(predicate)
-        s, o = entity_iri(subject), entity_iri(obj)
-        if prop is None or not self._is_a(s, prop["domain"]) or not self._is_a(o, prop["range"]):
-            self.rejected.append(
-                f"{subject} {predicate} {obj} ({source}): not a known "
-                "entity of the domain and range"
-            )
+        s = next((i for i in subjects if prop and self._is_a(i, prop["domain"])), None)
+        o = next((i for i in objects if prop and self._is_a(i, prop["range"])), None)
+        if s is None or o is None:
+            self.rejected.append(f"{said} ({source}): not a known entity of the domain and range")
             return
         p = SCHEMA[predicate]
         self.graph.add((s, p, o))
@@ -74,18 +76,35 @@ class _Builder:
 
 
 async def assemble(ctx: RunContext) -> None:
+    """A relation names its ends without their types: each end is the entity of that name in
+    the same chunk, else of any chunk, whose type fits the property."""
     ctx.need("schema.json", "entities.json")
     builder = _Builder(ctx.ws.read_json("schema.json"))
     canonical = ctx.ws.read_json("entities.json")["canonical"]
     records = read_abox(ctx)
+
+    def entity(cls: str, name: str) -> tuple[str, str]:
+        return cls, canonical.get(cls, {}).get(name, name)
+
+    everywhere: dict[str, set[str]] = {}  # surface name -> its types in any chunk
     for record in records:
-        for entity in record["entities"]:
-            builder.entity(canonical.get(entity["name"], entity["name"]), entity["type"])
+        for e in record["entities"]:
+            everywhere.setdefault(e["name"], set()).add(e["type"])
+    iris = builder.entities(entity(t, n) for n, types in everywhere.items() for t in types)
     for record in records:
+        here: dict[str, set[str]] = {}
+        for e in record["entities"]:
+            here.setdefault(e["name"], set()).add(e["type"])
+
+        def ends(name: str, here: dict[str, set[str]] = here) -> list[URIRef]:
+            types = here.get(name) or everywhere.get(name, set())
+            return [iris[entity(t, name)] for t in sorted(types)]
+
         for rel in record["relations"]:
-            subject = canonical.get(rel["subject"], rel["subject"])
-            obj = canonical.get(rel["object"], rel["object"])
-            builder.relation(subject, rel["predicate"], obj, record["chunk"])
+            said = f"{rel['subject']} {rel['predicate']} {rel['object']}"
+            builder.relation(
+                ends(rel["subject"]), rel["predicate"], ends(rel["object"]), said, record["chunk"]
+            )
     ctx.ws.write_text("graph_assembled.ttl", builder.graph.serialize(format="turtle"))
     ctx.ws.write_json("assemble_report.json", {"rejected": builder.rejected})
 
@@ -154,9 +173,10 @@ async def orphan_connect(ctx: RunContext) -> None:
                     "items": {
                         "type": "object",
                         "properties": {
-                            "entity": {"type": "string"},
-                            "suggestion": {"type": "string"},
+                            "entity": {"type": "string", "maxLength": 120},
+                            "suggestion": {"type": "string", "maxLength": 300},
                         },
+                        "required": ["entity", "suggestion"],
                     },
                 },
             },
@@ -172,10 +192,7 @@ async def orphan_connect(ctx: RunContext) -> None:
         reply = await asker.ask_json(
             "orphan_connect", ORPHAN_SYSTEM.format(schema=flat), prompt, reply_schema
         )
-        result = {
-            k: [x for x in reply.get(k, []) if isinstance(x, dict)][:50]
-            for k in ("relations", "gaps")
-        }
+        result = {k: reply[k] for k in ("relations", "gaps")}
     ctx.ws.write_json("orphan_links.json", result)
 
 
@@ -185,18 +202,15 @@ async def validate_graph(ctx: RunContext) -> None:
     ctx.need("schema.json", "orphan_links.json")
     tbox = ctx.ws.read_json("schema.json")
     graph = _load(ctx, "graph_assembled.ttl")
-    builder = _Builder(tbox)
-    builder.graph, labels = (
-        graph,
-        {str(graph.value(URIRef(i), RDFS.label)): i for i in _entities(graph)},
-    )
+    builder = _Builder(tbox, graph)
+    labels: dict[str, list[URIRef]] = {}
     for iri, info in _entities(graph).items():
         builder.types[URIRef(iri)] = set(info["types"])
+        labels.setdefault(info["label"], []).append(URIRef(iri))
     for rel in ctx.ws.read_json("orphan_links.json")["relations"]:
-        if rel.get("subject") in labels and rel.get("object") in labels:
-            builder.relation(
-                str(rel["subject"]), str(rel.get("predicate")), str(rel["object"]), ORPHAN_SOURCE
-            )
+        said = f"{rel['subject']} {rel['predicate']} {rel['object']}"
+        subjects, objects = labels.get(rel["subject"], []), labels.get(rel["object"], [])
+        builder.relation(subjects, rel["predicate"], objects, said, ORPHAN_SOURCE)
     shapes = shapes_graph(tbox)
     conforms, _, text = validate(
         graph, shacl_graph=shapes, ont_graph=tbox_graph(tbox), inference="none"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .context import PreconditionError, RunContext
-from .documents import chunk_text, find_documents, to_text
+from .documents import chunk_text, find_documents, slug, to_text
 
 __all__ = ["ingest", "preprocess", "preprocess_params"]
 
@@ -36,6 +36,12 @@ def preprocess_params(ctx: RunContext) -> Any:
     return {"docs": listed, "skipped": skipped, "cap": ctx.options.max_doc_bytes}
 
 
+def _text_file(name: str) -> str:
+    """Where a document's text goes: one flat file per document, named by a digest of its
+    whole name (a readable part alone would collide: `a/b.md` and `a__b.md`)."""
+    return f"text/{slug(name)}-{hashlib.sha256(name.encode()).hexdigest()[:16]}.txt"
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -54,7 +60,7 @@ async def preprocess(ctx: RunContext) -> None:
         except ValueError as err:
             skipped.append(str(err))
             continue
-        target = f"text/{name.replace('/', '__')}.txt"
+        target = _text_file(name)
         ctx.ws.write_text(target, text)
         docs.append({"doc": name, "sha256": hashlib.sha256(data).hexdigest(), "text": target})
         ctx.progress.advance("preprocess", done, len(found))

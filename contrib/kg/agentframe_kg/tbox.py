@@ -94,6 +94,14 @@ def check_tbox(tbox: dict[str, Any]) -> list[str]:
     """Every structural error of a proposed schema, each a sentence the model can act on."""
     if not isinstance(tbox.get("classes"), list) or not isinstance(tbox.get("properties"), list):
         return ["the reply must be an object with `classes` and `properties` lists"]
+    loose = [
+        f"{key}[{i}] must be an object"
+        for key in ("classes", "properties")
+        for i, item in enumerate(tbox[key])
+        if not isinstance(item, dict)
+    ]
+    if loose:  # schema.json edited during review: say where, before reading fields
+        return loose[:10]
     errors: list[str] = []
     classes: dict[str, str] = {}
     for item in tbox["classes"]:

@@ -61,3 +61,7 @@ class Workspace:
         else:
             state[step] = {"inputs": digest}
         self.write_json("state.json", state)
+
+    def mark_failed(self, step: str, error: str) -> None:
+        """The step's last run failed, and why (`kg status` shows it)."""
+        self.write_json("state.json", {**self.state(), step: {"failed": error[:1000]}})
