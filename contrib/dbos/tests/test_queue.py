@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import select
 import subprocess
 import sys
 import time
@@ -46,7 +47,9 @@ def test_two_workers_complete_every_queued_run_exactly_once(
         for n in range(2)
     ]
     try:
-        client = _client_when_ready(url)
+        for worker in workers:
+            _wait_until_serving(worker)
+        client = DBOSClient(system_database_url=url)
         try:
             ids = [
                 client.enqueue(
@@ -80,18 +83,19 @@ def test_two_workers_complete_every_queued_run_exactly_once(
     assert sorted(shared[0::2]) == [f"question {n}" for n in range(RUNS, RUNS + 3)]
 
 
-def _client_when_ready(url: str) -> DBOSClient:
-    """A client, once the first worker created the system database."""
+def _wait_until_serving(worker: subprocess.Popen[str]) -> None:
+    """Until the worker says it serves its queue: DBOS has then migrated the system database.
+    (A client that only waited for the tables to exist could enqueue between two migrations,
+    into a table that lacked a later column: it did under load.)"""
+    assert worker.stderr is not None
     deadline = time.monotonic() + 120
-    while True:
-        try:
-            client = DBOSClient(system_database_url=url)
-            client.list_queues()
-            return client
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([worker.stderr], [], [], 1)
+        line = worker.stderr.readline() if ready else ""
+        if " on queue " in line:
+            return
+        assert worker.poll() is None, f"the worker exited: {line}{worker.stderr.read()}"
+    raise AssertionError("the worker did not start serving within 120 s")
 
 
 async def _sessions(dsn: str, schema: str) -> dict[str, list[str]]:
