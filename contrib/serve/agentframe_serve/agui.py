@@ -47,10 +47,8 @@ from ag_ui.encoder import EventEncoder
 from pydantic import ValidationError
 from starlette.requests import Request
 
-from agentframe_core import ToolCall
-
 from .chat import text_of
-from .clienttools import client_calls, client_tool
+from .clienttools import client_calls, client_tool, sent_calls
 from .conversations import ClientMessage
 from .errors import ApiError, from_validation
 from .runs import Compacted, Failed, Finished, Progress, Token, ToolDone, events
@@ -80,16 +78,7 @@ def _messages(run: RunAgentInput, cap: int) -> list[ClientMessage]:
         elif isinstance(message, SystemMessage | DeveloperMessage):
             out.append(ClientMessage("system", message.content, path))
         elif isinstance(message, AssistantMessage):
-            calls = []
-            for j, call in enumerate(message.tool_calls or []):
-                where = f"{path}.toolCalls[{j}].function.arguments"
-                try:
-                    arguments = json.loads(call.function.arguments or "{}")
-                except ValueError:
-                    raise ApiError(400, f"{where}: not JSON", param=where) from None
-                if not isinstance(arguments, dict):
-                    raise ApiError(400, f"{where}: must be a JSON object", param=where)
-                calls.append(ToolCall(call.id, call.function.name, arguments))
+            calls = sent_calls(message.tool_calls or [], f"{path}.toolCalls")
             out.append(ClientMessage("assistant", message.content or "", path, tuple(calls)))
         elif isinstance(message, ToolMessage):
             content = _text(message.content, f"{path}.content")

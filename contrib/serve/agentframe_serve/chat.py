@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 
 from agentframe_core import EntryKind, Outcome, RunResult, Tool, ToolCall
 
-from .clienttools import client_calls, client_tool
+from .clienttools import client_calls, client_tool, sent_calls
 from .conversations import ClientMessage
 from .errors import ApiError, from_validation
 from .runs import Failed, Finished, Token, ToolDone, events
@@ -109,16 +109,7 @@ def _messages(request: ChatRequest, cap: int) -> list[ClientMessage]:
     out = []
     for i, m in enumerate(request.messages):
         path = f"messages[{i}]"
-        calls = []
-        for j, call in enumerate(m.tool_calls or []):
-            where = f"{path}.tool_calls[{j}].function.arguments"
-            try:
-                arguments = json.loads(call.function.arguments or "{}")
-            except ValueError:
-                raise ApiError(400, f"{where}: not JSON", param=where) from None
-            if not isinstance(arguments, dict):
-                raise ApiError(400, f"{where}: must be a JSON object", param=where)
-            calls.append(ToolCall(call.id, call.function.name, arguments))
+        calls = sent_calls(m.tool_calls or [], f"{path}.tool_calls")
         if m.role == "tool" and not m.tool_call_id:
             param = f"{path}.tool_call_id"
             raise ApiError(400, f"{param}: a tool message needs it", param=param)

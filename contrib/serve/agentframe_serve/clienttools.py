@@ -6,11 +6,15 @@ and its next request carries the result, stored as the parked call's lifted resu
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from typing import Any
 
 from agentframe_core import RunContext, Tool, ToolCall, ToolCallRecord, ToolResult
 
-__all__ = ["ClientTools", "client_calls", "client_tool"]
+from .errors import ApiError
+
+__all__ = ["ClientTools", "client_calls", "client_tool", "sent_calls"]
 
 
 class ClientTools:
@@ -34,3 +38,20 @@ def client_tool(name: str, description: str, parameters: dict[str, Any]) -> Tool
 def client_calls(records: list[ToolCallRecord]) -> list[ToolCall]:
     """The calls of a run that wait for the client."""
     return [r.call for r in records if r.result.meta.get("client_tool")]
+
+
+def sent_calls(calls: Iterable[Any], path: str) -> list[ToolCall]:
+    """The tool calls an assistant message of the client's history carries (each with `id`,
+    `function.name` and `function.arguments`, a JSON object as text); a bad one is a 400
+    naming `path[j].function.arguments`."""
+    decoded = []
+    for j, call in enumerate(calls):
+        where = f"{path}[{j}].function.arguments"
+        try:
+            arguments = json.loads(call.function.arguments or "{}")
+        except ValueError:
+            raise ApiError(400, f"{where}: not JSON", param=where) from None
+        if not isinstance(arguments, dict):
+            raise ApiError(400, f"{where}: must be a JSON object", param=where)
+        decoded.append(ToolCall(call.id, call.function.name, arguments))
+    return decoded
