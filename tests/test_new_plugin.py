@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 from test_public_surface import SURFACE, kernel_imports
+from venvs import agentframe, pip, purelib
 
 from agentframe_core import AgentframeError
 from agentframe_core.cli.new import kernel_requirement, plugin_files, write_tree
@@ -48,38 +49,16 @@ def plugin_free_venv(target: Path) -> Path:
     folder its .pth adds) but no agentframe plugin; its python."""
     venv.create(target, with_pip=False)
     python = target / "bin" / "python"
-    purelib = subprocess.check_output(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
-    ).strip()
     shared = target / "shared"
     shared.mkdir()
     for folder in site.getsitepackages():
         for entry in Path(folder).iterdir():
             if not _hidden(entry) and not (shared / entry.name).exists():
                 (shared / entry.name).symlink_to(entry)
-    Path(purelib, "shared.pth").write_text(f"import site; site.addsitedir({str(shared)!r})\n")
+    Path(purelib(python), "shared.pth").write_text(
+        f"import site; site.addsitedir({str(shared)!r})\n"
+    )
     return python
-
-
-def pip(python: Path, *args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "-q", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr
-
-
-def agentframe(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [env["PYTHON"], "-m", "agentframe_core", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import site
 import subprocess
-import sys
 import textwrap
-import venv
 from pathlib import Path
 
 import pytest
+from venvs import agentframe, make_venv, pip
 
 GOOD_PLUGIN = '''
 from pydantic import BaseModel, ConfigDict
@@ -87,28 +85,6 @@ def make_distribution(root: Path, name: str, module_source: str) -> Path:
     return folder
 
 
-def make_venv(target: Path) -> Path:
-    """A fresh venv that sees this environment's packages (the kernel and its dependencies)
-    through a .pth file; its python."""
-    venv.create(target, with_pip=False)
-    python = target / "bin" / "python"
-    purelib = subprocess.check_output(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
-    ).strip()
-    # addsitedir (not a bare path) so the outer .pth files, e.g. an editable kernel, apply too
-    adds = "; ".join(f"site.addsitedir({d!r})" for d in site.getsitepackages())
-    Path(purelib, "outer.pth").write_text(f"import site; {adds}\n")
-    return python
-
-
-def pip(python: Path, *args: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), *args, "-q"],
-        check=True,
-        capture_output=True,
-    )
-
-
 @pytest.fixture(scope="module")
 def env(tmp_path_factory) -> dict[str, str]:
     """A fresh venv with four throwaway plugins pip-installed into it."""
@@ -124,17 +100,6 @@ def env(tmp_path_factory) -> dict[str, str]:
     env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(root / "cache"), "PYTHON": str(python)}
     env.pop("AGENTFRAME_CONFIG", None)
     return env
-
-
-def agentframe(env: dict[str, str], *args: str, cwd: Path | str = "/"):
-    return subprocess.run(
-        [env["PYTHON"], "-m", "agentframe_core", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_plugins_json_lists_the_installed_plugin(env):
