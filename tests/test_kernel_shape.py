@@ -87,7 +87,12 @@ def test_the_extension_points_agree_with_the_hooks_the_stack_and_the_config() ->
     for point in EXTENSION_POINTS:
         assert getattr(point.protocol, "_is_runtime_protocol", False), point.protocol
     in_stack = {point.kind.value for point in STACK_POINTS}
-    stack_fields = {f.name for f in dataclasses.fields(Stack)} - {"limits", "hooks", "config"}
+    stack_fields = {f.name for f in dataclasses.fields(Stack)} - {
+        "limits",
+        "hooks",
+        "config",
+        "agents",
+    }
     config_fields = {f.name for f in dataclasses.fields(Config)}
     config_fields -= {"file", "profile", "agents", "limits", "data"}
     assert stack_fields == in_stack == config_fields

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..contract.extensions import STACK_POINTS
@@ -9,6 +10,7 @@ from ..contract.protocols import Stack
 
 if TYPE_CHECKING:
     from ..contract.configtypes import Config
+    from ..contract.definition import AgentDefinition
     from .plugins import PluginHost
 
 __all__ = ["build_stack"]
@@ -22,4 +24,10 @@ def build_stack(config: Config, host: PluginHost) -> Stack:
     for point in STACK_POINTS:
         chosen = getattr(config, point.kind.value)
         parts[point.kind.value] = [p.build() for p in chosen] if point.many else chosen.build()
-    return Stack(**parts, limits=config.limits, hooks=host.pm.hook, config=config)
+
+    def agents(cwd: Path) -> list[AgentDefinition]:
+        from .catalog import find_agents
+
+        return find_agents(host, config, cwd).definitions
+
+    return Stack(**parts, limits=config.limits, hooks=host.pm.hook, config=config, agents=agents)

@@ -286,6 +286,11 @@ class Stack:
     #: The runtime hooks (`agentframe_gate_tool_call`, ...) of the plugins that are loaded.
     hooks: pluggy.HookRelay | None = None
     config: Config | None = None
+    #: The agent definitions seen from a folder, through the agent loaders of the plugins
+    #: that built this stack (`build_stack` sets it, so a part that needs the catalog, the
+    #: sub-agent tool, does not start a plugin host of its own); None for a stack built by
+    #: hand.
+    agents: Callable[[Path], list[AgentDefinition]] | None = None
 
     def parts(self) -> list[Any]:
         return [self.adapter, self.store, self.context, *self.retrievers, *self.tools]

@@ -41,7 +41,9 @@ AgentSource = Callable[[RunContext], Sequence[AgentDefinition]]
 
 def _from_loaders(cwd: Path) -> AgentSource:
     def find(ctx: RunContext) -> list[AgentDefinition]:
-        host = PluginHost()
+        if ctx.stack.agents is not None:  # the catalog of the plugins that built the stack
+            return ctx.stack.agents(cwd)
+        host = PluginHost()  # a stack built by hand: every installed loader
         host.load()
         return find_agents(host, ctx.stack.config, cwd).definitions
 
