@@ -175,21 +175,26 @@ def test_a_venv_never_lists_the_plugin_commands_of_another_venv(env, tmp_path):
     assert "hello" in agentframe(env, "--help").stdout  # the first venv's is intact
 
 
-def test_an_uninstalled_plugin_leaves_help_at_once(env, tmp_path):
-    """The manifest is only trusted while the entry points it was made from are installed."""
+def test_help_follows_installs_and_uninstalls_at_once(env, tmp_path):
+    """The manifest is only trusted while the entry points it was made from are installed:
+    a plugin installed since is named (its commands need a look), one removed is gone."""
     python = make_venv(tmp_path / "venv")
+    own = {**env, "PYTHON": str(python), "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache")}
+    assert agentframe(own, "plugins").returncode == 0  # a manifest with no plugin
     pip(
         python,
         "install",
         "--no-deps",
         str(make_distribution(tmp_path, "agentframe-labelled", GOOD_PLUGIN)),
     )
-    own = {**env, "PYTHON": str(python), "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache")}
+    helped = agentframe(own, "--help").stdout
+    assert "(and those of labelled, installed since this list was made" in helped, helped
     assert agentframe(own, "plugins").returncode == 0
     assert "hello" in agentframe(own, "--help").stdout
     pip(python, "uninstall", "-y", "agentframe-labelled")
     helped = agentframe(own, "--help")
     assert helped.returncode == 0 and "hello" not in helped.stdout, helped.stdout
+    assert "labelled" not in helped.stdout
 
 
 def test_a_plugin_with_only_runtime_hooks_takes_part_in_every_run(env, tmp_path):

@@ -370,17 +370,19 @@ def installed_records(
     }
 
 
-def installed_manifest() -> dict[str, dict[str, Any]]:
-    """The manifest's records of the plugins installed now, for callers without a host
-    (`agentframe --help`; no plugin imported): as written while nothing was installed or
-    removed since, else checked against the installed entry points (stevedore's scan)."""
+def installed_manifest() -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """For callers without a host (`agentframe --help`; no plugin imported): the manifest's
+    records of the plugins installed now, and the installed plugins it has no record of
+    (installed since it was written). As written while nothing was installed or removed
+    since; else checked against the installed entry points (stevedore's scan)."""
     fingerprint, records = _read_manifest_file(manifest_path())
     if fingerprint == environment_fingerprint():
-        return records
+        return records, []
     from stevedore import NamedExtensionManager
 
-    found = NamedExtensionManager(GROUP, names=[]).list_entry_points()
-    return installed_records(records, {ep.name: ep for ep in found})
+    found = {ep.name: ep for ep in NamedExtensionManager(GROUP, names=[]).list_entry_points()}
+    current = installed_records(records, found)
+    return current, sorted(set(found) - set(current))
 
 
 @functools.cache

@@ -50,22 +50,35 @@ class AgentframeGroup(click.Group):
         from ..assembly.plugins import installed_manifest
 
         kernel = [(name, help) for name, (_, help) in sorted(KERNEL_COMMANDS.items())]
-        plugins = sorted(_manifest_commands().items())
+        records, unseen = installed_manifest()
+        plugins = sorted(_commands(records).items())
         with formatter.section("Commands"):
             formatter.write_dl(kernel)
-        if plugins:
-            with formatter.section("Plugin commands"):
+        if not plugins and not unseen:
+            return
+        # --help imports no plugin, so it lists only the commands of plugins already seen
+        with formatter.section("Plugin commands"):
+            if plugins:
                 formatter.write_dl(plugins)
-        elif not installed_manifest():  # --help imports no plugin, so it only knows what was seen
-            with formatter.section("Plugin commands"):
+            if unseen and not records:
                 formatter.write_text("(listed here once `agentframe plugins` has looked)")
+            elif unseen:
+                formatter.write_text(
+                    f"(and those of {', '.join(unseen)}, installed since this list was made: "
+                    "listed once `agentframe plugins` has looked)"
+                )
 
 
 def _manifest_commands() -> dict[str, str]:
     from ..assembly.plugins import installed_manifest
 
+    return _commands(installed_manifest()[0])
+
+
+def _commands(records: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """{command: short help} of the plugins the manifest records."""
     found: dict[str, str] = {}
-    for record in installed_manifest().values():
+    for record in records.values():
         commands = record.get("commands", {})
         if isinstance(commands, dict):
             found.update({str(k): str(v) for k, v in commands.items() if k not in KERNEL_COMMANDS})
