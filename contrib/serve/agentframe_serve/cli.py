@@ -23,9 +23,12 @@ EXIT_USAGE = 2
 @click.option("--agent", "-a", "agents", multiple=True, metavar="NAME", help="Agents to offer.")
 @pass_app
 def serve(app: App, host: str, port: int, agents: tuple[str, ...]) -> None:
-    """Serve the agents as models of the OpenAI Chat Completions API (and agentframe's
-    /v1/sessions) on the configured stack. Without --agent, every agent is offered.
-    Anything but a loopback address needs API keys (serve.api_keys or the environment)."""
+    """Serve the agents over HTTP: OpenAI APIs, AG-UI, A2A.
+
+    Each agent of the configured stack is a model of the OpenAI Chat Completions and
+    Responses APIs, an AG-UI endpoint and an A2A agent (and agentframe's /v1/sessions).
+    Without --agent, every agent is offered. Anything but a loopback address needs API keys
+    (serve.api_keys or the environment)."""
     with handle_errors():
         config = app.config()
         settings = serve_settings(config)
