@@ -10,7 +10,14 @@ from typing import Any
 from .asking import ModelReplyError
 from .context import RunContext, StepError
 from .steps_extract import normalize_names, pass2
-from .steps_graph import assemble, export, orphan_connect, orphan_score, validate_graph
+from .steps_graph import (
+    assemble,
+    export,
+    no_orphan_links,
+    orphan_connect,
+    orphan_score,
+    validate_graph,
+)
 from .steps_schema import (
     APPROVAL_FLAG,
     AwaitingApproval,
@@ -33,6 +40,10 @@ class Step:
     #: The options (by field name) whose value changes this step's result.
     options: tuple[str, ...] = ()
     extra: Callable[[RunContext], Any] | None = None
+    #: An enrichment the graph can do without: when its model replies stay invalid, this
+    #: writes its outputs empty (given why) and the build goes on; the failure is recorded,
+    #: so `kg status` shows it and the next build runs the step again.
+    without: Callable[[RunContext, str], None] | None = None
 
 
 def _review_state(ctx: RunContext) -> Any:
@@ -90,6 +101,7 @@ STEPS: tuple[Step, ...] = (
         ("orphans.json", "schema_flat.txt", "graph_assembled.ttl"),
         ("orphan_links.json",),
         ("max_orphans",),
+        without=no_orphan_links,
     ),
     Step(
         "validate_graph",
@@ -149,6 +161,10 @@ async def run_pipeline(ctx: RunContext, selected: list[str], forced: set[str]) -
         except (StepError, ModelReplyError, TimeoutError) as err:
             error = str(err) or "a model call timed out twice"
             ctx.ws.mark_failed(step.name, error)
+            if step.without is not None and not isinstance(err, StepError):
+                step.without(ctx, error)
+                ctx.progress.event(step.name, "failed", error=error, going_on="without it")
+                continue
             ctx.progress.event(step.name, "failed", error=error)
             raise
         ctx.ws.mark(step.name, _digest(ctx, step))

@@ -196,6 +196,11 @@ async def orphan_connect(ctx: RunContext) -> None:
     ctx.ws.write_json("orphan_links.json", result)
 
 
+def no_orphan_links(ctx: RunContext, why: str) -> None:
+    """orphan_connect's output when the model could not give it: no links, and why."""
+    ctx.ws.write_json("orphan_links.json", {"relations": [], "gaps": [], "failed": why})
+
+
 async def validate_graph(ctx: RunContext) -> None:
     from pyshacl import validate
 
