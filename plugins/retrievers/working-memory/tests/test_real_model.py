@@ -23,7 +23,11 @@ def llama_runtime() -> Any:
 
 
 async def test_the_real_model_keeps_the_working_memory(llama_runtime: Any) -> None:
-    adapter = llamacpp.LlamaCppAdapter(llama_runtime.options, llama_runtime)
+    # Replies bounded, so two turns fit the 2,048-token window whatever the model says: a
+    # fresh clone's CI once got a runaway reply to "Reply with OK." and a 2,064-token prompt.
+    # (The working memory's own request has its own bound, `max_tokens` of the retriever.)
+    options = llama_runtime.options.model_copy(update={"max_tokens": 256})
+    adapter = llamacpp.LlamaCppAdapter(options, llama_runtime)
     stack = Stack(
         adapter=adapter,
         store=MemoryStore(),
