@@ -164,7 +164,9 @@ def kernel_sqlite_openai(venv: Venv, work: Path, server: str) -> None:
     folder = work / "sqlite-openai"
     folder.mkdir()
     (folder / "agentframe.yaml").write_text(
-        f"adapter: {{use: openai, base_url: '{server}/v1', model: default}}\n"
+        # a bounded reply: an unconstrained small model may otherwise write until the window
+        # is full (once over the adapter's 120 s timeout)
+        f"adapter: {{use: openai, base_url: '{server}/v1', model: default, max_tokens: 48}}\n"
         f"store: {{use: sqlite, path: '{folder / 'sessions.db'}'}}\n"
         "limits: {max_turns: 2}\n"
     )
