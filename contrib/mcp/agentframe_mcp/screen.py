@@ -83,10 +83,31 @@ class ListingScreen:
         return True
 
 
-class _Read:
+class _Screened:
+    """A stream of the SDK's with every message passing the screen; the rest is the inner
+    stream's."""
+
     def __init__(self, screen: ListingScreen, inner: Any) -> None:
         self._screen, self._inner = screen, inner
 
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> Self:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+        return result
+
+
+class _Read(_Screened):
     @property
     def last_context(self) -> Any:
         return getattr(self._inner, "last_context", None)
@@ -94,49 +115,14 @@ class _Read:
     async def receive(self) -> Any:
         return self._screen.received(await self._inner.receive())
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def __aiter__(self) -> Self:
         return self
 
     async def __anext__(self) -> Any:
         return self._screen.received(await self._inner.__anext__())
 
-    async def __aenter__(self) -> Self:
-        await self._inner.__aenter__()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(exc_type, exc_val, exc_tb)
-        return result
-
-
-class _Write:
-    def __init__(self, screen: ListingScreen, inner: Any) -> None:
-        self._screen, self._inner = screen, inner
-
+class _Write(_Screened):
     async def send(self, item: SessionMessage, /) -> None:
         self._screen.sent(item)
         await self._inner.send(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(exc_type, exc_val, exc_tb)
-        return result
