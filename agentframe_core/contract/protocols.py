@@ -333,6 +333,8 @@ class RunContext:
     #: applies it, so that its request begins as the run's own prompts do and the server's
     #: prompt cache serves that prefix.
     wire: Callable[[list[Message]], list[Message]] = field(default=list)
+    #: The run's id (`RunResult.run_id`, `agentframe.run.id` on its trace spans).
+    run_id: str = ""
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Tell the run's `on_event` callback (whose failure never stops the run)."""
