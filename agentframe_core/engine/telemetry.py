@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -79,8 +80,8 @@ class TelemetrySettings:
 
 
 _SETTINGS: dict[int, tuple[Config | None, TelemetrySettings]] = {}
-_listeners: list[Callable[[dict[str, Any]], None]] = []
-_built: list[dict[str, Any]] = []
+_listeners: list[Callable[[dict[str, Any] | None], None]] = []
+_built: list[dict[str, Any] | None] = []
 
 
 def _block(config: Config | None) -> dict[str, Any]:
@@ -102,8 +103,8 @@ def settings(stack: Stack) -> TelemetrySettings:
     return found
 
 
-def on_telemetry(listener: Callable[[dict[str, Any]], None]) -> None:
-    """Call `listener(block)` with the `telemetry:` block ({} when absent) of every stack
+def on_telemetry(listener: Callable[[dict[str, Any] | None], None]) -> None:
+    """Call `listener(block)` with the `telemetry:` block (None when absent) of every stack
     built in this process, at once for those built already: a telemetry plugin sets up its
     (process-wide) providers from the first."""
     _listeners.append(listener)
@@ -113,11 +114,14 @@ def on_telemetry(listener: Callable[[dict[str, Any]], None]) -> None:
 
 def stack_built(config: Config) -> None:
     """Tell the listeners a stack is being built from `config` (`build_stack` calls it)."""
-    block = _block(config)
+    block = _block(config) if "telemetry" in config.data else None
     _built.append(block)
     del _built[:-1]  # only the latest is replayed to a late listener
     for listener in list(_listeners):
-        listener(block)
+        try:
+            listener(block)
+        except Exception:  # telemetry never stops a stack from being built
+            logging.getLogger("agentframe.telemetry").exception("a telemetry listener failed")
 
 
 # -- spans -----------------------------------------------------------------------------------
