@@ -104,6 +104,7 @@ def result_json(result: RunResult) -> dict[str, Any]:
     usage = result.usage
     return {
         "session_id": result.session_id,
+        "run_id": result.run_id,
         "outcome": result.outcome.value,
         "reply": result.reply,
         "turns": result.turns,

@@ -79,7 +79,7 @@ class TelemetrySettings:
     capture_content: bool = False
 
 
-_SETTINGS: dict[int, tuple[Config | None, TelemetrySettings]] = {}
+_SETTINGS: dict[int, tuple[Config | None, str | None, TelemetrySettings]] = {}
 _listeners: list[Callable[[dict[str, Any] | None], None]] = []
 _built: list[dict[str, Any] | None] = []
 
@@ -90,16 +90,16 @@ def _block(config: Config | None) -> dict[str, Any]:
 
 
 def settings(stack: Stack) -> TelemetrySettings:
-    """This stack's settings (read once per config); the environment variable wins."""
-    config = stack.config
+    """This stack's settings (its block read once per config); the environment variable
+    wins."""
+    config, env = stack.config, os.environ.get(CAPTURE_ENV)
     cached = _SETTINGS.get(id(config))
-    if cached is not None and cached[0] is config:
-        return cached[1]
+    if cached is not None and cached[0] is config and cached[1] == env:
+        return cached[2]
     block = _block(config)
-    env = os.environ.get(CAPTURE_ENV)
     capture = env.strip().lower() in _CAPTURE_ON if env else block.get("capture_content") is True
     found = TelemetrySettings(enabled=block.get("enabled") is not False, capture_content=capture)
-    _SETTINGS[id(config)] = (config, found)
+    _SETTINGS[id(config)] = (config, env, found)
     return found
 
 

@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import StatusCode
 
-from agentframe_core import read_config, find_config_file, sessions_to_prune, use_wal
+from agentframe_core import find_config_file, read_config, sessions_to_prune, use_wal
 
 from .settings import TelemetrySettings, parse_settings
 
@@ -149,10 +149,12 @@ def _row(span: ReadableSpan) -> tuple[Any, ...]:
 
 
 def _operation(name: str, attributes: dict[str, Any]) -> str:
+    """`mcp` for the MCP SDK's spans (client and server), else the GenAI conventions'
+    operation, else agentframe's own, else the name's first word."""
+    if "mcp.method.name" in attributes:
+        return "mcp"
     found = attributes.get("gen_ai.operation.name") or attributes.get("agentframe.operation.name")
-    if isinstance(found, str):
-        return found
-    return "mcp" if name.startswith(("tools/", "mcp")) else name.split(" ")[0]
+    return found if isinstance(found, str) else name.split(" ")[0]
 
 
 def _trace(trace_id: str, rows: list[tuple[Any, ...]]) -> dict[str, Any]:
