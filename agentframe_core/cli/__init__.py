@@ -116,7 +116,12 @@ def _plugin_command(ctx: click.Context, name: str) -> click.Command | None:
     envvar="AGENTFRAME_PROFILE",
     help="Profile of the config file to use.",
 )
-@click.option("-v", "--verbose", count=True, help="Log more (-vv for debug).")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="Log more (-vv: debug, with what each model call is sent; -vvv: plugin discovery).",
+)
 @click.version_option(package_name="agentframe", prog_name="agentframe")
 @click.pass_context
 def cli(ctx: click.Context, config_file: str | None, profile: str | None, verbose: int) -> None:

@@ -162,12 +162,33 @@ _session_option = click.option(
 )
 
 
+_show_prompt_option = click.option(
+    "--show-prompt",
+    is_flag=True,
+    help="Print (to stderr) every message and tool schema each model call is sent, with "
+    "token counts.",
+)
+
+
+def _show_prompts() -> None:
+    """Each model call's request on stderr, exactly as sent (secrets masked)."""
+    from ..engine.requestview import PROMPT_LOG
+    from ..support.redact import RedactingFormatter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(RedactingFormatter("%(message)s"))
+    PROMPT_LOG.addHandler(handler)
+    PROMPT_LOG.setLevel(logging.DEBUG)
+    PROMPT_LOG.propagate = False  # once, even with -vv
+
+
 @click.command()
 @click.argument("prompt", nargs=-1, required=True, callback=utf8_argument)
 @_agent_option
 @_session_option
 @click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
+@_show_prompt_option
 @pass_app
 def run(
     app: App,
@@ -176,6 +197,7 @@ def run(
     session_id: str | None,
     new: bool,
     as_json: bool,
+    show_prompt: bool,
 ) -> None:
     """Answer PROMPT to completion, streaming tokens and showing each tool call.
 
@@ -195,6 +217,8 @@ def run(
         click.echo(token, nl=False)
 
     _announce_config(app)
+    if show_prompt:
+        _show_prompts()
     on_new_session = None if new else _notice_new_session
     with _json_errors(as_json):
         result = run_prompt(
@@ -252,11 +276,15 @@ def _json_errors(as_json: bool) -> Iterator[None]:
 @click.command()
 @_agent_option
 @_session_option
+@_show_prompt_option
 @pass_app
-def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
+def chat(app: App, agent_name: str | None, session_id: str | None, show_prompt: bool) -> None:
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
     Ctrl-D or /exit leaves."""
     from ..engine.session import Session
+
+    if show_prompt:
+        _show_prompts()
 
     cwd = Path.cwd()
     _announce_config(app)

@@ -37,6 +37,7 @@ from . import telemetry
 from .calling import ModelReply, ToolCalling, tool_calling
 from .guards import RepeatGuard, RequirementReminder, note
 from .render import DROPPED_NOTIFICATIONS
+from .requestview import log_reply, log_request
 from .retrieval import place_retrieved, retrieved_context
 from .toolbox import Toolbox, ToolCallRecord
 
@@ -317,6 +318,7 @@ class Session:
             },
         )
         adapter = self.stack.adapter
+        log_request(request, result.turns + 1)
         with telemetry.chat_span(self.stack, request, run.ctx.run_id) as traced:
             if run.on_token is None or not adapter.capabilities.streaming:
                 completion = await adapter.complete(request)
@@ -324,6 +326,7 @@ class Session:
                 completion = await self._stream(request, run.calling.token_sink(run.on_token))
             traced.done(completion)
         result.turns += 1
+        log_reply(completion, result.turns)
         result.usage += completion.usage
         result._last_usage, result._last_messages = completion.usage, messages
         return completion
