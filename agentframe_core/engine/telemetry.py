@@ -103,6 +103,16 @@ def settings(stack: Stack) -> TelemetrySettings:
     return found
 
 
+def _no_sdk() -> bool:
+    """No provider is installed: every span would be the API's no-op, so none is started
+    (the no-op path still costs microseconds a span, a run's worth adds up)."""
+    return isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
+def _off(stack: Stack) -> bool:
+    return _no_sdk() or not settings(stack).enabled
+
+
 def on_telemetry(listener: Callable[[dict[str, Any] | None], None]) -> None:
     """Call `listener(block)` with the `telemetry:` block (None when absent) of every stack
     built in this process, at once for those built already: a telemetry plugin sets up its
@@ -166,7 +176,7 @@ async def run_span(
 ) -> AsyncIterator[Span | None]:
     """`invoke_agent`: one run (an async context manager, to share the loop's `async
     with`)."""
-    if not settings(stack).enabled:
+    if _off(stack):
         yield None
         return
     with _span(f"invoke_agent {agent}" if agent else "invoke_agent") as span:
@@ -188,7 +198,7 @@ async def run_span(
 def run_ended(stack: Stack, outcome: str, usage: Any, turns: int) -> None:
     """The run's outcome and tokens, on its span (the current one) and in the outcome
     counter."""
-    if not settings(stack).enabled:
+    if _off(stack):
         return
     span = trace.get_current_span()
     provider = _provider(stack)
@@ -209,7 +219,7 @@ def run_ended(stack: Stack, outcome: str, usage: Any, turns: int) -> None:
 def chat_span(stack: Stack, request: CompletionRequest, run_id: str) -> Iterator[ChatCall]:
     """`chat`: one model call; `ChatCall.done(completion)` records the reply."""
     on = settings(stack)
-    if not on.enabled:
+    if not on.enabled or _no_sdk():
         yield ChatCall(None, stack, request, False)
         return
     model = request.model or _configured_model(stack)
@@ -337,7 +347,7 @@ def tool_span(
 ) -> Iterator[ToolTrace]:
     """`execute_tool`: one tool call; `ToolTrace.done(result, seconds)` records its result."""
     on = settings(stack)
-    if not on.enabled:
+    if not on.enabled or _no_sdk():
         yield ToolTrace(None, name, False)
         return
     with _span(f"execute_tool {name}") as span:
@@ -383,7 +393,7 @@ class ToolTrace:
 def step_span(stack: Stack, operation: str, name: str) -> Iterator[Span | None]:
     """One of agentframe's own steps: `retrieval`, `prompt` (assembling what a model call
     is sent)."""
-    if not settings(stack).enabled:
+    if _off(stack):
         yield None
         return
     with _span(name) as span:
@@ -394,7 +404,7 @@ def step_span(stack: Stack, operation: str, name: str) -> Iterator[Span | None]:
 
 def compaction_span(stack: Stack, started_ns: int, report: Any) -> None:
     """`compaction`: a context build that compacted, from its start to now."""
-    if not settings(stack).enabled:
+    if _off(stack):
         return
     span = _tracer.start_span("compaction", start_time=started_ns)
     if span.is_recording():
