@@ -7,24 +7,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from receiver import phoenix, received_spans
 
 from agentframe_core.testing import run_cli
 
 HELPER = "---\nname: helper\ndescription: Answers briefly.\ntools: add\n---\nOne word.\n"
 ECHO = "---\nname: echo\ndescription: Echoes a task.\n---\nRepeat the task.\n"
-
-
-@pytest.fixture(scope="module")
-def receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with phoenix(tmp_path_factory.mktemp("phoenix")) as url:
-        yield url
 
 
 def _project(root: Path, url: str) -> Path:
@@ -79,7 +72,10 @@ def _project(root: Path, url: str) -> Path:
 
 
 def test_one_trace_across_a_sub_agent_and_an_mcp_server(
-    receiver: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    receiver: str,
+    spans_received: Callable[[str, set[str], int], list[dict[str, Any]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("OTEL_METRICS_EXPORTER", "none")  # Phoenix takes traces only
     cwd = _project(tmp_path, receiver)
@@ -123,7 +119,7 @@ def test_one_trace_across_a_sub_agent_and_an_mcp_server(
     assert chat["attributes"]["gen_ai.usage.cache_read.input_tokens"] == 15
 
     # the receiver: the same spans, one trace id, the server's among them
-    got = received_spans(receiver, {one["trace_id"]}, len(spans))
+    got = spans_received(receiver, {one["trace_id"]}, len(spans))
     assert {s["context"]["span_id"] for s in got} == set(spans)
     by_id = {s["context"]["span_id"]: s for s in got}
     assert by_id[server_side["span_id"]]["attributes"]["gen_ai.agent.name"] == "echo"

@@ -1,4 +1,5 @@
-"""A real OTLP receiver for the tests: Arize Phoenix from PyPI, in a venv of its own.
+"""A real OTLP receiver for the tests (the `receiver` fixture, and `received_spans`): Arize
+Phoenix from PyPI, in a venv of its own.
 
 Phoenix is large (about 850 MB installed), so it is installed once into
 `<agentframe cache>/phoenix/<version>/` and reused; its own venv keeps its pins away from
@@ -16,10 +17,12 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from agentframe_core import cache_dir
 
@@ -108,3 +111,15 @@ def received_spans(url: str, trace_ids: set[str], count: int) -> list[dict[str, 
         if len(spans) >= count or time.monotonic() > deadline:
             return spans
         time.sleep(0.5)
+
+
+@pytest.fixture(scope="session")
+def receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A Phoenix receiver for the whole session: its base URL."""
+    with phoenix(tmp_path_factory.mktemp("phoenix")) as url:
+        yield url
+
+
+@pytest.fixture
+def spans_received() -> Callable[[str, set[str], int], list[dict[str, Any]]]:
+    return received_spans
