@@ -92,9 +92,10 @@ class TraceStore:
     def traces(
         self, *, session_id: str | None = None, run_id: str | None = None, limit: int = 50
     ) -> list[dict[str, Any]]:
-        """The traces (newest first) with a span of this session or run, in the shape of
-        `read_traces`."""
-        where, args = "", []
+        """The traces of runs (newest first), or those with a span of this session or run, in
+        the shape of `read_traces`."""
+        # a trace without a run (an MCP server's initialize, say) is not listed
+        where, args = "WHERE run_id IS NOT NULL", []
         if run_id is not None:
             where, args = "WHERE run_id = ?", [run_id]
         elif session_id is not None:
