@@ -34,7 +34,9 @@ def show(app: App, target: str | None, as_json: bool, limit: int) -> None:
         return
     if not found["traces"]:
         raise click.ClickException(
-            f"no trace of {target!r} in the trace store" if target else "no trace stored yet"
+            (f"no trace of {target!r} in the trace store" if target else "no trace stored yet")
+            + " (tracing is off unless asked for: a `telemetry:` block in agentframe.yaml, "
+            "or $OTEL_EXPORTER_OTLP_ENDPOINT)"
         )
     for index, one in enumerate(found["traces"]):
         if index:
