@@ -13,7 +13,17 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from agentframe_core import FunctionToolset, MemoryStore, Session, Stack, VerbatimBuilder, tool
+from agentframe_core import (
+    CompactionReport,
+    FunctionToolset,
+    MemoryStore,
+    Message,
+    Session,
+    Snippet,
+    Stack,
+    VerbatimBuilder,
+    tool,
+)
 from agentframe_core.testing import ScriptedAdapter
 
 SECRET = "sk-live-0123456789abcdef"
@@ -131,3 +141,43 @@ async def test_captured_content_is_redacted(
     assert "password=***" in str(call["gen_ai.tool.call.result"])
     everything = json.dumps([dict(s.attributes or {}) for s in spans], default=str)
     assert SECRET not in everything
+
+
+class _Finder:
+    async def retrieve(self, query: str, *, ctx: Any, budget_tokens: int) -> list[Snippet]:
+        return [Snippet("a fact", "notes.md"), Snippet("another", "notes.md")]
+
+
+class _Compacting(VerbatimBuilder):
+    """Reports a compaction on its first build, as a compacting builder does."""
+
+    async def build(self, ctx: Any, system: str) -> list[Message]:
+        if not ctx.compactions:
+            ctx.report_compaction(CompactionReport("summary", 4, 900, 200))
+        return await super().build(ctx, system)
+
+
+async def test_retrieval_and_compaction_are_spans(exporter: InMemorySpanExporter) -> None:
+    exporter.clear()
+    stack = Stack(
+        adapter=ScriptedAdapter(["done"]),
+        store=MemoryStore(),
+        context=_Compacting(),
+        retrievers=[_Finder()],
+    )
+    async with stack:
+        await Session(stack, system="You help.").run("what do we know?")
+    spans = list(exporter.get_finished_spans())
+    (retrieval,) = [s for s in spans if s.name == "retrieval _Finder"]
+    assert dict(retrieval.attributes or {}) == {
+        "agentframe.operation.name": "retrieval",
+        "agentframe.retrieval.snippets": 2,
+    }
+    (compaction,) = [s for s in spans if s.name == "compaction"]
+    (context,) = [s for s in spans if s.name == "prompt context"]
+    assert compaction.parent is not None and context.context is not None
+    assert compaction.parent.span_id == context.context.span_id
+    attributes = dict(compaction.attributes or {})
+    assert attributes["agentframe.compaction.tokens_before"] == 900
+    assert attributes["agentframe.compaction.tokens_after"] == 200
+    assert attributes["agentframe.compaction.subsumed"] == 4
