@@ -180,7 +180,8 @@ def _trace(trace_id: str, rows: list[tuple[Any, ...]]) -> dict[str, Any]:
             }
         )
     roots = [s for s in spans if s["parent_id"] is None]
-    run = next((s for s in roots if s["operation"] == "invoke_agent"), roots[0] if roots else None)
+    # the trace's run: its first (outermost) `invoke_agent`, under a caller's span or not
+    run = next((s for s in spans if s["operation"] == "invoke_agent"), None)
     run_attrs = run["attributes"] if run else {}
     return {
         "trace_id": trace_id,

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from agentframe_otel import read_traces
 
 from agentframe_core.testing import run_cli
 
@@ -84,10 +85,10 @@ def test_one_trace_across_a_sub_agent_and_an_mcp_server(
     result = json.loads(done.stdout)
     assert result["reply"] == "all done"
 
-    # the local store: one trace of this run, the MCP server's spans in it
-    shown = run_cli(cwd, "trace", "show", result["run_id"], "--json")
-    assert shown.returncode == 0, shown.stderr
-    (one,) = json.loads(shown.stdout)["traces"]
+    # the local store (read as `trace show --json` reads it): this run's one trace, with the
+    # MCP server's spans in it
+    monkeypatch.setenv("XDG_DATA_HOME", str(cwd / "data"))
+    (one,) = read_traces(cwd / "agentframe.yaml", run_id=result["run_id"])["traces"]
     assert one["run_id"] == result["run_id"] and one["session_id"] == result["session_id"]
     spans = {s["span_id"]: s for s in one["spans"]}
 
