@@ -140,7 +140,9 @@ class ClaudeCommands:
                     continue
                 count += 1
                 if count > self.limits.listed:
-                    errors.append(f"{folder}: more than {self.limits.listed} files; the rest skipped")
+                    errors.append(
+                        f"{folder}: more than {self.limits.listed} files; the rest skipped"
+                    )
                     return
                 yield path
 
@@ -265,13 +267,14 @@ async def expand_body(
     words = _words(arguments)
     budget = _Budget(limits.prompt_chars, path)
     parts: list[str] = []
-    position, programs = 0, 0
-    for match in _BASH.finditer(body):
+    position = 0
+    for programs, match in enumerate(_BASH.finditer(body), start=1):
         line = first_line + body.count("\n", 0, match.start())
         parts.append(_substitute(body[position : match.start()], arguments, words, budget, line))
-        programs += 1
         if programs > limits.programs:
-            raise CommandError(f"more than {limits.programs} !`...` programs", where=f"{path}:{line}")
+            raise CommandError(
+                f"more than {limits.programs} !`...` programs", where=f"{path}:{line}"
+            )
         program = _substitute(match.group(1), arguments, words, budget, line)
         parts.append(budget.add(await _run(program, rules, cwd, limits, f"{path}:{line}"), line))
         position = match.end()
@@ -358,8 +361,7 @@ async def _run(program: str, rules: list[str], cwd: Path, limits: CommandLimits,
     if not permitted(program, rules):
         allowed = ", ".join(rules) or "none"
         raise CommandError(
-            f"!`{program}` is not permitted by the command's allowed-tools (Bash rules: "
-            f"{allowed})",
+            f"!`{program}` is not permitted by the command's allowed-tools (Bash rules: {allowed})",
             where=where,
         )
     from agentframe_claude_tools.shell import run_command

@@ -39,9 +39,7 @@ def read_lenient(path: Path, *, required: bool = True) -> tuple[Frontmatter, lis
     return split_lenient(text, path, required=required)
 
 
-def split_lenient(
-    text: str, path: Path, *, required: bool = True
-) -> tuple[Frontmatter, list[str]]:
+def split_lenient(text: str, path: Path, *, required: bool = True) -> tuple[Frontmatter, list[str]]:
     """`split_frontmatter`, retried once with the offending plain values quoted."""
     try:
         return split_frontmatter(text, path, required=required), []

@@ -202,6 +202,7 @@ class CompatLoader(FolderLoader):
                 result.append(self.options.tool_aliases.get(entry, entry))
         return result
 
+
 def map_model(model: str, options: CompatOptions, note: Note) -> str | None:
     """A model as a file names it -> the adapter model: an alias through `model_aliases`;
     an unmapped Claude Code alias is the stack's model (None), with a warning."""

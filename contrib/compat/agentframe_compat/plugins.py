@@ -118,13 +118,13 @@ def _read_registry() -> list[InstalledPlugin]:
     found = []
     for record in records:
         if isinstance(record, dict) and isinstance(record.get("name"), str):
-            market = record.get("marketplace")
+            market, entry = record.get("marketplace"), record.get("entry")
             found.append(
                 InstalledPlugin(
                     record["name"],
                     Path(str(record.get("root"))),
                     Path(market) if isinstance(market, str) else None,
-                    record.get("entry") if isinstance(record.get("entry"), dict) else {},
+                    entry if isinstance(entry, dict) else {},
                 )
             )
     return found
@@ -207,7 +207,9 @@ def plugin_parts(plugin: InstalledPlugin) -> PluginParts:
     gather("agents", "agents", agents)
     for path in agents:
         parts.agents.extend(sorted(path.glob("*.md")) if path.is_dir() else [path])
-    parts.inline.update({k: data[k] for k in ("hooks", "mcpServers") if isinstance(data.get(k), dict)})
+    parts.inline.update(
+        {k: data[k] for k in ("hooks", "mcpServers") if isinstance(data.get(k), dict)}
+    )
     return parts
 
 
@@ -220,7 +222,8 @@ def add_plugins(path: Path) -> tuple[list[InstalledPlugin], list[str]]:
     already is refused: remove that one first."""
     root = path.expanduser().resolve()
     if (root / MANIFEST).exists():
-        found, skipped = [InstalledPlugin(read_manifest(root)["name"], root)], []
+        found = [InstalledPlugin(read_manifest(root)["name"], root)]
+        skipped: list[str] = []
     elif (root / MARKETPLACE).exists():
         found, skipped = _marketplace(root)
     else:

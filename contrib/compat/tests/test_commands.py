@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from agentframe_compat import ClaudeCommands, ClaudeLoader, CommandLimits
+from agentframe_compat.plugins import PluginError, add_plugins, installed_plugins, remove_plugin
 
 from agentframe_core import CommandError, SlashCommand
 from agentframe_core.testing import run_cli
-from agentframe_compat import ClaudeCommands, ClaudeLoader, CommandLimits
-from agentframe_compat.plugins import PluginError, add_plugins, installed_plugins, remove_plugin
 
 FILES = Path(__file__).parent / "files" / "cc"
 ISSUE = FILES / "project/.claude/commands/tools/issue.md"
@@ -169,7 +170,9 @@ def test_arguments_are_substituted_once(repo: Path) -> None:
 def test_a_template_bomb_is_refused_with_its_file_and_line(repo: Path) -> None:
     path = write(repo, "bomb.md", "intro\n" + "$ARGUMENTS" * 20_000)
     command = one(repo)
-    with pytest.raises(CommandError, match=rf"{path}:2: the expanded prompt would exceed"):
+    with pytest.raises(
+        CommandError, match=rf"{re.escape(str(path))}:2: the expanded prompt would exceed"
+    ):
         expand(command, "x" * 100)
 
 
@@ -195,7 +198,7 @@ def test_programs_run_only_when_allowed_tools_permits_them(repo: Path) -> None:
     assert expand(one(repo), "") == "out: hi there"
     for program in ("rm -rf notes", "echo hi; rm -rf notes", "echo hi > f", "echo hi $(id)"):
         write(repo, "p.md", f"---\nallowed-tools: Bash(echo hi:*)\n---\n\nout: !`{program}`")
-        with pytest.raises(CommandError, match=rf"{path}:5: .* is not permitted"):
+        with pytest.raises(CommandError, match=rf"{re.escape(str(path))}:5: .* is not permitted"):
             expand(one(repo), "")
     write(repo, "p.md", "no tools: !`echo hi`")
     with pytest.raises(CommandError, match="not permitted"):
@@ -223,11 +226,13 @@ def test_file_references_are_attached_confined_and_bounded(repo: Path, tmp_path:
     secret.write_text("top secret")
     (repo / "link.txt").symlink_to(secret)
     write(repo, "ref.md", "line one\nsee @link.txt")
-    with pytest.raises(CommandError, match=rf"{path}:2: @link.txt: the file reference must be"):
+    with pytest.raises(
+        CommandError, match=rf"{re.escape(str(path))}:2: @link\.txt: the file reference must be"
+    ):
         expand(one(repo), "")
     (repo / "big.txt").write_text("x" * 300_000)
     write(repo, "ref.md", "see @big.txt")
-    with pytest.raises(CommandError, match="@big.txt: too large"):
+    with pytest.raises(CommandError, match=r"@big\.txt: too large"):
         expand(one(repo), "")
 
 
@@ -242,7 +247,9 @@ def test_a_description_with_a_colon_loads_with_a_warning(repo: Path) -> None:
     assert scan.errors == []
     (agent,) = [d for d in scan.definitions if d.name == "helper"]
     assert agent.description == "Use when: the tests fail"
-    assert any(f"{agents / 'helper.md'}:3: description: not valid YAML" in w for w in agent.warnings)
+    assert any(
+        f"{agents / 'helper.md'}:3: description: not valid YAML" in w for w in agent.warnings
+    )
 
 
 # -- plugins: hostile manifests -------------------------------------------------------------
@@ -256,7 +263,7 @@ def test_a_plugin_json_pointing_outside_its_folder_is_refused_named(
     manifest = plugin / ".claude-plugin/plugin.json"
     for field, value in (("commands", "../../etc"), ("agents", ["./ok", "/etc"])):
         manifest.write_text(json.dumps({"name": "evil", field: value}))
-        with pytest.raises(PluginError, match=rf"{manifest}: {field}: "):
+        with pytest.raises(PluginError, match=rf"{re.escape(str(manifest))}: {field}: "):
             add_plugins(plugin)
     assert "evil" not in [p.name for p in installed_plugins()]
     with pytest.raises(PluginError, match="no installed plugin 'evil'"):
