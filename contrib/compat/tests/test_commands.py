@@ -252,6 +252,14 @@ def test_a_description_with_a_colon_loads_with_a_warning(repo: Path) -> None:
     )
 
 
+def test_an_agent_name_with_dots_loads(repo: Path) -> None:
+    agents = repo / ".claude/agents"
+    agents.mkdir(parents=True)
+    (agents / "vue.md").write_text("---\nname: vue.js-expert\ndescription: Vue.\n---\nVue.")
+    scan = ClaudeLoader().scan(repo)
+    assert scan.errors == [] and "vue.js-expert" in {d.name for d in scan.definitions}
+
+
 # -- plugins: hostile manifests -------------------------------------------------------------
 
 
