@@ -76,7 +76,7 @@ class InstalledPlugin:
     root: Path
     #: The marketplace it was added from, if any.
     marketplace: Path | None = None
-    #: A marketplace entry with `strict: false` stands for a missing plugin.json.
+    #: The marketplace entry standing for a plugin.json the plugin does not have.
     entry: dict[str, Any] = field(default_factory=dict)
 
 
@@ -258,7 +258,8 @@ def _marketplace(root: Path) -> tuple[list[InstalledPlugin], list[str]]:
             skipped.append(f"{name or f'plugins[{index}]'}: not a local source (never fetched)")
             continue
         folder = _inside(base, source, path, f"plugins[{index}].source")
-        standin = entry if entry.get("strict") is False else None
+        # Without a plugin.json the entry is the manifest, as in Claude Code.
+        standin = None if (folder / MANIFEST).exists() else entry
         try:
             manifest = read_manifest(folder, standin)
         except PluginError as err:

@@ -336,3 +336,24 @@ def test_cli_cc_plugins_add_list_remove(cli_project: Path) -> None:
     assert removed.returncode == 0 and "removed commit-commands" in removed.stdout
     again = run_cli(cli_project, "cc-plugins", "remove", "commit-commands")
     assert again.returncode == 1 and "no installed plugin 'commit-commands'" in again.stderr
+
+
+def test_a_marketplace_entry_stands_for_a_missing_plugin_json(home: Path, tmp_path: Path) -> None:
+    """As in Claude Code (two plugins of anthropics/claude-plugins-official have none)."""
+    market = tmp_path / "market"
+    (market / ".claude-plugin").mkdir(parents=True)
+    (market / "bare/commands").mkdir(parents=True)
+    (market / "bare/commands/hi.md").write_text("Say hi.")
+    entries = [{"name": "bare", "source": "./bare"}, {"name": "out", "source": "../elsewhere"}]
+    (market / ".claude-plugin/marketplace.json").write_text(json.dumps({"plugins": entries}))
+    with pytest.raises(PluginError, match=r"plugins\[1\]\.source: '\.\./elsewhere'"):
+        add_plugins(market)
+    entries.pop()
+    (market / ".claude-plugin/marketplace.json").write_text(json.dumps({"plugins": entries}))
+    added, _ = add_plugins(market)
+    assert [(p.name, p.root) for p in added] == [("bare", (market / "bare").resolve())]
+    from agentframe_compat.commands import plugin_sources
+
+    scan = ClaudeCommands().scan(tmp_path, plugin_sources([]))
+    assert "bare:hi" in {c.name for c in scan.commands}
+    remove_plugin("bare")
