@@ -311,13 +311,14 @@ def test_cli_run_expands_a_command_and_lists_commands(cli_project: Path) -> None
 def test_cli_chat_builtins_and_an_unknown_command_never_reach_the_model(
     cli_project: Path,
 ) -> None:
-    lines = "/help\n/session\n/tools\n/x\n/new\n/issue 7\n/exit\n"
+    lines = "/help\n/session\n/tools\n/agents\n/x\n/new\n/issue 7\n/exit\n"
     chat = run_cli(cli_project, "chat", input=lines)
     assert chat.returncode == 0, chat.stderr
     out = chat.stdout
     assert "/new" in out and "/issue [" not in out and "/issue" in out  # help lists both
     assert "empty (nothing sent yet)" in out
     assert "add" in out  # /tools
+    assert "general-purpose" in out and "planner" in out  # /agents
     assert "unknown command /x; commands: /help, /new" in chat.stderr
     assert "new session " in out
     assert out.count("done") == 1  # one model call: the /issue run; nothing else was sent
