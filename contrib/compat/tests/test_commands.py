@@ -331,12 +331,8 @@ def test_cli_cc_plugins_add_list_remove(cli_project: Path) -> None:
     listed = run_cli(cli_project, "cc-plugins", "list", "--json")
     plugins = {p["name"]: p for p in json.loads(listed.stdout)["plugins"]}
     assert plugins["commit-commands"]["commands"]
-    commands = run_cli(cli_project, "commands", "list")
-    assert "/commit-commands:commit" in commands.stdout
     removed = run_cli(cli_project, "cc-plugins", "remove", "commit-commands")
     assert removed.returncode == 0 and "removed commit-commands" in removed.stdout
-    again = run_cli(cli_project, "cc-plugins", "remove", "commit-commands")
-    assert again.returncode == 1 and "no installed plugin 'commit-commands'" in again.stderr
 
 
 def test_a_marketplace_entry_stands_for_a_missing_plugin_json(home: Path, tmp_path: Path) -> None:
