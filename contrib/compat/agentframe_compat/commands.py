@@ -44,7 +44,7 @@ from agentframe_core import (
 )
 
 from .lenient import read_lenient
-from .loaders import CompatOptions, map_model, split_outside_parentheses
+from .loaders import MODEL_ALIASES_ENV, CompatOptions, map_model, split_outside_parentheses
 
 __all__ = ["ClaudeCommands", "CommandLimits", "expand_body"]
 
@@ -171,7 +171,14 @@ class ClaudeCommands:
 
         tools, rules = self._allowed(data.get("allowed-tools"), note)
         model = data.get("model")
-        if isinstance(model, str):
+        if isinstance(model, str) and _claude_model(model, self.options):
+            note(
+                "model",
+                f"{model!r} is a Claude model, which this stack may not have; the agent's "
+                f'model is used (map it with ${MODEL_ALIASES_ENV}="{model}=<model>")',
+            )
+            model = None
+        elif isinstance(model, str):
             model = map_model(model, self.options, note)
         elif model is not None:
             note("model", f"not a model name ({type(model).__name__}); the agent's model is used")
@@ -401,6 +408,13 @@ def _attachments(
             raise CommandError(f"@{reference}: {err.reason}", where=where) from None
         attached.append(budget.add(f'\n\n<file path="{reference}">\n{text}\n</file>', line))
     return "".join(attached)
+
+
+def _claude_model(model: str, options: CompatOptions) -> bool:
+    """A full Claude model id (`claude-sonnet-4-0`) not mapped by `model_aliases`: projects'
+    commands name them, and a run on another backend would fail on it."""
+    name = model.strip()
+    return name.lower().startswith("claude-") and name not in options.model_aliases
 
 
 def _text(value: Any) -> str:
