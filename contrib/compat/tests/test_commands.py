@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -358,3 +359,24 @@ def test_a_marketplace_entry_stands_for_a_missing_plugin_json(home: Path, tmp_pa
     scan = ClaudeCommands().scan(tmp_path, plugin_sources([]))
     assert "bare:hi" in {c.name for c in scan.commands}
     remove_plugin("bare")
+
+
+def test_plugins_added_at_once_by_several_processes_are_all_kept(tmp_path: Path) -> None:
+    """The registry is read, changed and written under a lock: no add is lost."""
+    import sys
+
+    roots = []
+    for index in range(4):
+        root = tmp_path / f"p{index}"
+        (root / ".claude-plugin").mkdir(parents=True)
+        (root / ".claude-plugin/plugin.json").write_text(json.dumps({"name": f"p{index}"}))
+        roots.append(root)
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    script = (
+        "import sys; from pathlib import Path; from agentframe_compat.plugins import "
+        "add_plugins; add_plugins(Path(sys.argv[1]))"
+    )
+    children = [subprocess.Popen([sys.executable, "-c", script, str(r)], env=env) for r in roots]
+    assert [child.wait(60) for child in children] == [0, 0, 0, 0]
+    registry = json.loads((tmp_path / "data/agentframe/cc-plugins.json").read_text())
+    assert sorted(p["name"] for p in registry["plugins"]) == ["p0", "p1", "p2", "p3"]
