@@ -195,7 +195,8 @@ def plugin_parts(plugin: InstalledPlugin) -> PluginParts:
     parts = PluginParts()
 
     def gather(key: str, default: str, into: list[Path]) -> None:
-        candidates = [root / default] if (root / default).exists() else []
+        found = (root / default).exists() or (root / default).is_symlink()
+        candidates = [_inside(root, default, manifest, key)] if found else []
         candidates += [_inside(root, value, manifest, key) for value in _paths(data.get(key))]
         into.extend(dict.fromkeys(c.resolve() for c in candidates))
 
@@ -206,7 +207,10 @@ def plugin_parts(plugin: InstalledPlugin) -> PluginParts:
     agents: list[Path] = []
     gather("agents", "agents", agents)
     for path in agents:
-        parts.agents.extend(sorted(path.glob("*.md")) if path.is_dir() else [path])
+        files = sorted(path.glob("*.md")) if path.is_dir() else [path]
+        parts.agents.extend(
+            _inside(root, str(f.relative_to(root)), manifest, "agents") for f in files
+        )
     parts.inline.update(
         {k: data[k] for k in ("hooks", "mcpServers") if isinstance(data.get(k), dict)}
     )

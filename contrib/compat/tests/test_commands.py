@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 from agentframe_compat import ClaudeCommands, ClaudeLoader, CommandLimits
-from agentframe_compat.plugins import PluginError, add_plugins, installed_plugins, remove_plugin
+from agentframe_compat.plugins import (
+    PluginError,
+    add_plugins,
+    installed_plugins,
+    plugin_parts,
+    remove_plugin,
+)
 
 from agentframe_core import CommandError, SlashCommand
 from agentframe_core.testing import run_cli
@@ -279,6 +285,12 @@ def test_a_plugin_json_pointing_outside_its_folder_is_refused_named(
         with pytest.raises(PluginError, match=rf"{re.escape(str(manifest))}: {field}: "):
             add_plugins(plugin)
     assert "evil" not in [p.name for p in installed_plugins()]
+    manifest.write_text(json.dumps({"name": "evil"}))
+    (plugin / "commands").symlink_to(tmp_path)  # the default folder, a link out
+    (added,), _ = add_plugins(plugin)
+    with pytest.raises(PluginError, match=rf"{re.escape(str(manifest))}: commands: 'commands'"):
+        plugin_parts(added)
+    remove_plugin("evil")
     with pytest.raises(PluginError, match="no installed plugin 'evil'"):
         remove_plugin("evil")
 
