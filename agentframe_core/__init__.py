@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .assembly.catalog import AgentCatalog, find_agents
+    from .assembly.commands import CommandCatalog, find_commands
     from .assembly.config import (
         find_config_file,
         load_config,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from .assembly.facade import run
     from .assembly.plugins import PluginHost, cache_dir, data_dir
     from .assembly.stack import build_stack
+    from .contract.commands import CommandError, CommandScan, SlashCommand, UnknownCommandError
     from .contract.configtypes import Config, Limits, PartConfig
     from .contract.definition import AgentDefinition, Backoff
     from .contract.diagnosis import Diagnosis
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
         StoredEntry,
         ToolDispatcher,
     )
+    from .contract.questions import Answer, Question
     from .contract.registry import Kind, Register
     from .contract.reports import CompactionReport, RetrievalReport
     from .contract.tools import Tool, ToolResult
@@ -139,6 +142,8 @@ _LAZY = {
     "Diagnosis": ".contract.diagnosis",
     "RunContext": ".contract.protocols",
     "Stack": ".contract.protocols",
+    "Question": ".contract.questions",
+    "Answer": ".contract.questions",
     "Config": ".contract.configtypes",
     "Limits": ".contract.configtypes",
     "PartConfig": ".contract.configtypes",
@@ -173,6 +178,10 @@ _LAZY = {
     "MissingFieldError": ".contract.errors",
     "UnknownAgentError": ".contract.errors",
     "UnknownPartError": ".contract.errors",
+    "SlashCommand": ".contract.commands",
+    "CommandScan": ".contract.commands",
+    "CommandError": ".contract.commands",
+    "UnknownCommandError": ".contract.commands",
     # -- The loop, and the helpers parts share with it
     "ToolCallRecord": ".engine.toolbox",
     "run": ".assembly.facade",
@@ -230,6 +239,8 @@ _LAZY = {
     "build_stack": ".assembly.stack",
     "AgentCatalog": ".assembly.catalog",
     "find_agents": ".assembly.catalog",
+    "CommandCatalog": ".assembly.commands",
+    "find_commands": ".assembly.commands",
 }
 
 
@@ -267,6 +278,8 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "Diagnosis",
     "RunContext",
     "Stack",
+    "Question",
+    "Answer",
     "Config",
     "Limits",
     "PartConfig",
@@ -301,6 +314,10 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "MissingFieldError",
     "UnknownAgentError",
     "UnknownPartError",
+    "SlashCommand",
+    "CommandScan",
+    "CommandError",
+    "UnknownCommandError",
     # -- The loop, and the helpers parts share with it
     "ToolCallRecord",
     "run",
@@ -358,4 +375,6 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "build_stack",
     "AgentCatalog",
     "find_agents",
+    "CommandCatalog",
+    "find_commands",
 ]

@@ -14,7 +14,9 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from ..contract.definition import AgentDefinition
 from ..contract.protocols import Stack
+from ..contract.questions import QuestionCallback
 from ..engine.session import (
     CompactionCallback,
     EventCallback,
@@ -32,7 +34,7 @@ def run(
     *,
     config: str | Path | None = None,
     profile: str | None = None,
-    agent: str | None = None,
+    agent: str | AgentDefinition | None = None,
     session_id: str | None = None,
     cwd: Path | None = None,
     on_token: TokenCallback | None = None,
@@ -40,10 +42,13 @@ def run(
     on_compaction: CompactionCallback | None = None,
     on_event: EventCallback | None = None,
     on_new_session: Callable[[str], object] | None = None,
+    on_question: QuestionCallback | None = None,
 ) -> RunResult:
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
     `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default). `on_new_session` is
-    called with `session_id` when the store has no such session yet (a typo, or a new one)."""
+    called with `session_id` when the store has no such session yet (a typo, or a new one);
+    `on_question` answers the questions parts ask (none: they are declined). `agent` is an
+    agent's name, or a definition already found (a slash command's)."""
     from .catalog import find_agents
     from .config import find_config_file, load_config
     from .plugins import PluginHost
@@ -52,7 +57,9 @@ def run(
     where = cwd or Path.cwd()
     host = PluginHost()
     loaded = load_config(host, find_config_file(config, where), profile)
-    definition = find_agents(host, loaded, where).get(agent) if agent else None
+    definition = agent if not isinstance(agent, str) else None
+    if isinstance(agent, str) and agent:
+        definition = find_agents(host, loaded, where).get(agent)
     stack = build_stack(loaded, host)
 
     async def go() -> RunResult:
@@ -66,6 +73,7 @@ def run(
                 on_tool=on_tool,
                 on_compaction=on_compaction,
                 on_event=on_event,
+                on_question=on_question,
             )
 
     return asyncio.run(go())

@@ -27,6 +27,7 @@ from .app import (
     utf8_problem,
     warn,
 )
+from .asking import TerminalAsker, stdin_lines
 
 log = logging.getLogger("agentframe.cli")
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from ..contract.reports import CompactionReport
     from ..engine.session import RunResult, Session
     from ..engine.toolbox import ToolCallRecord
+    from .slash import ChatCommands, ChatStep
 
 log = logging.getLogger("agentframe.chat")
 
@@ -208,6 +210,7 @@ def run(
     """
     from ..assembly.facade import run as run_prompt
     from ..engine.session import Outcome
+    from .slash import expand_prompt
 
     streamed = False
 
@@ -221,17 +224,19 @@ def run(
         _show_prompts()
     on_new_session = None if new else _notice_new_session
     with _json_errors(as_json):
+        text, agent = expand_prompt(app, " ".join(prompt), agent_name, Path.cwd())
         result = run_prompt(
-            " ".join(prompt),
+            text,
             config=app.config_path(),
             profile=app.profile,
-            agent=agent_name,
+            agent=agent,
             session_id=session_id,
             on_token=None if as_json else on_token,
             on_tool=None if as_json else _show_tool,
             on_compaction=None if as_json else _show_compaction,
             on_event=None if as_json else _show_event,
             on_new_session=on_new_session,
+            on_question=TerminalAsker(stdin_lines()) if sys.stdin.isatty() else None,
         )
     if as_json:
         emit_json(result_json(result))
@@ -282,6 +287,7 @@ def chat(app: App, agent_name: str | None, session_id: str | None, show_prompt: 
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
     Ctrl-D or /exit leaves."""
     from ..engine.session import Session
+    from .slash import ChatCommands
 
     if show_prompt:
         _show_prompts()
@@ -294,13 +300,13 @@ def chat(app: App, agent_name: str | None, session_id: str | None, show_prompt: 
     async def go() -> None:
         async with stack:
             session = Session(stack, session_id, agent=agent, cwd=cwd)
-            click.secho(f"session {session.id} — /exit to leave, Ctrl-C stops a run", dim=True)
-            await _repl(session)
+            click.secho(f"session {session.id} — /help for commands, /exit to leave", dim=True)
+            await _repl(session, ChatCommands(app, session))
 
     asyncio.run(go())
 
 
-async def _repl(session: Session) -> None:
+async def _repl(session: Session, slash: ChatCommands) -> None:
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     current: asyncio.Task[Any] | None = None
@@ -321,15 +327,13 @@ async def _repl(session: Session) -> None:
     while True:
         click.secho("you> ", fg="green", bold=True, nl=False)
         line = await lines.get()
-        if line is None or line.strip() in ("/exit", "/quit"):
+        step = await _chat_step(slash, line)
+        if step is None or step.leave:
             click.echo()
             return
-        if not line.strip():
+        if step.prompt is None:
             continue
-        problem = utf8_problem(line)
-        if problem:
-            warn(f"line ignored: {problem}")
-            continue
+        line, session = step.prompt, slash.session
         streamed = False
 
         def on_token(token: str) -> None:
@@ -344,6 +348,7 @@ async def _repl(session: Session) -> None:
                 on_tool=_show_tool,
                 on_compaction=_show_compaction,
                 on_event=_show_event,
+                on_question=TerminalAsker(lines.get),  # answered from the chat's own lines
             )
         )
         try:
@@ -358,7 +363,29 @@ async def _repl(session: Session) -> None:
             continue
         finally:
             current = None
+            slash.after_run()
         _report(result, streamed)
+
+
+async def _chat_step(slash: ChatCommands, line: str | None) -> ChatStep | None:
+    """None at the end of input; else what the line asks for: a built-in (`/help`), a
+    command's prompt, the line itself, or nothing (blank, not UTF-8, an unknown `/x`)."""
+    from .slash import ChatStep
+
+    if line is None:
+        return None
+    if not line.strip():
+        return ChatStep()
+    problem = utf8_problem(line)
+    if problem:
+        warn(f"line ignored: {problem}")
+        return ChatStep()
+    try:
+        step = await slash.handle(line.strip())
+    except AgentframeError as err:  # a command that cannot expand: said, the chat goes on
+        click.secho(f"error: {err}", fg="red", err=True)
+        return ChatStep()
+    return step or ChatStep(prompt=line)
 
 
 def _turn_failed(err: Exception, streamed: bool) -> bool:
