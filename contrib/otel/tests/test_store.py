@@ -76,7 +76,7 @@ def test_traces_are_kept_only_when_asked_for(
 
 
 def _spans(store_path: Path, traces: dict[str, float]) -> None:
-    """One finished span per trace name, ended `age` days ago."""
+    """One finished run span per run id, ended `age` days ago."""
     provider = TracerProvider()
     settings = TelemetrySettings(store_path=store_path, keep_days=365, keep_traces=10_000)
     processor = SimpleSpanProcessor(TraceStoreExporter(settings))
@@ -84,7 +84,8 @@ def _spans(store_path: Path, traces: dict[str, float]) -> None:
     tracer = provider.get_tracer("test")
     for name, age in traces.items():
         ended = time.time_ns() - int(age * 86400e9)
-        span = tracer.start_span(name, start_time=ended - 1000)
+        span = tracer.start_span("invoke_agent", start_time=ended - 1000)
+        span.set_attribute("gen_ai.operation.name", "invoke_agent")
         span.set_attribute("agentframe.run.id", name)
         span.set_attribute("big", "x" * (MAX_VALUE_CHARS + 100))
         span.end(end_time=ended)
