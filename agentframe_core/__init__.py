@@ -95,7 +95,6 @@ if TYPE_CHECKING:
     from .engine.prompt import assemble_system_prompt
     from .engine.render import Renderer, head_tail
     from .engine.session import Outcome, RunResult, Session
-    from .engine.telemetry import on_telemetry
     from .engine.texttools import strip_fence, textualize
     from .engine.toolbox import ToolCallRecord
     from .parts.memorystore import MemoryStore
@@ -225,7 +224,6 @@ _LAZY = {
     "Outcome": ".engine.session",
     "RunResult": ".engine.session",
     "Session": ".engine.session",
-    "on_telemetry": ".engine.telemetry",
     # -- Configuration and assembly
     "find_config_file": ".assembly.config",
     "load_config": ".assembly.config",
@@ -361,7 +359,6 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "Outcome",
     "RunResult",
     "Session",
-    "on_telemetry",
     # -- Configuration and assembly
     "find_config_file",
     "load_config",

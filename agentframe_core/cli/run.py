@@ -222,7 +222,6 @@ def run(
     _announce_config(app)
     if show_prompt:
         _show_prompts()
-    on_new_session = None if new else _notice_new_session
     with _json_errors(as_json):
         text, agent = expand_prompt(app, " ".join(prompt), agent_name, Path.cwd())
         result = run_prompt(
@@ -235,7 +234,7 @@ def run(
             on_tool=None if as_json else _show_tool,
             on_compaction=None if as_json else _show_compaction,
             on_event=None if as_json else _show_event,
-            on_new_session=on_new_session,
+            on_new_session=None if new else _notice_new_session,
             on_question=TerminalAsker(stdin_lines()) if sys.stdin.isatty() else None,
         )
     if as_json:

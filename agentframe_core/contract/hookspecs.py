@@ -107,5 +107,18 @@ def agentframe_gate_tool_call(ctx: RunContext, name: str, arguments: dict[str, A
     as the tool's error result), or None to let it run. The first reason wins."""
 
 
+@hookspec
+def agentframe_stack_built(config: Config) -> None:
+    """Called when a stack is built from `config`, before its first run: set up what the
+    whole process shares, e.g. agentframe-otel its OpenTelemetry providers from the
+    `telemetry:` block (the first call wins; later ones find them installed)."""
+
+
 #: Hooks the loop calls during a run; plugins implementing them load with every stack.
-RUNTIME_HOOKS = frozenset({agentframe_prepare_context.__name__, agentframe_gate_tool_call.__name__})
+RUNTIME_HOOKS = frozenset(
+    {
+        agentframe_prepare_context.__name__,
+        agentframe_gate_tool_call.__name__,
+        agentframe_stack_built.__name__,
+    }
+)

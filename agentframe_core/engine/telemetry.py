@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
     from ..contract.llm import Completion, CompletionRequest
     from ..contract.protocols import Stack
 
-__all__ = ["CAPTURE_ENV", "TelemetrySettings", "on_telemetry", "settings"]
+__all__ = ["CAPTURE_ENV", "TelemetrySettings", "settings"]
 
 #: The GenAI conventions' switch for recording prompts and replies.
 CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
@@ -80,8 +79,6 @@ class TelemetrySettings:
 
 
 _SETTINGS: dict[int, tuple[Config | None, str | None, TelemetrySettings]] = {}
-_listeners: list[Callable[[dict[str, Any] | None], None]] = []
-_built: list[dict[str, Any] | None] = []
 
 
 def _block(config: Config | None) -> dict[str, Any]:
@@ -111,27 +108,6 @@ def _no_sdk() -> bool:
 
 def _off(stack: Stack) -> bool:
     return _no_sdk() or not settings(stack).enabled
-
-
-def on_telemetry(listener: Callable[[dict[str, Any] | None], None]) -> None:
-    """Call `listener(block)` with the `telemetry:` block (None when absent) of every stack
-    built in this process, at once for those built already: a telemetry plugin sets up its
-    (process-wide) providers from the first."""
-    _listeners.append(listener)
-    for block in _built:
-        listener(block)
-
-
-def stack_built(config: Config) -> None:
-    """Tell the listeners a stack is being built from `config` (`build_stack` calls it)."""
-    block = _block(config) if "telemetry" in config.data else None
-    _built.append(block)
-    del _built[:-1]  # only the latest is replayed to a late listener
-    for listener in list(_listeners):
-        try:
-            listener(block)
-        except Exception:  # telemetry never stops a stack from being built
-            logging.getLogger("agentframe.telemetry").exception("a telemetry listener failed")
 
 
 # -- spans -----------------------------------------------------------------------------------

@@ -1,32 +1,24 @@
 """Registers `agentframe trace`, and installs the OpenTelemetry providers when a stack is
-built (through the kernel's `on_telemetry`).
-
-It implements the runtime hook `agentframe_gate_tool_call` (refusing nothing: the cheapest
-runtime hook, one call per tool call) only so that it loads with every stack, as
-runtime-hook plugins do: loading it registers the listener before the stack's first run
-starts its first span.
-"""
+built (`agentframe_stack_built`, a runtime hook: the plugin loads with every stack)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agentframe_core import hookimpl, on_telemetry
+from agentframe_core import hookimpl
 
 from .setup import install
 
 if TYPE_CHECKING:
     import click
 
-    from agentframe_core import RunContext
-
-on_telemetry(install)
+    from agentframe_core import Config
 
 
 @hookimpl
-def agentframe_gate_tool_call(ctx: RunContext, name: str, arguments: dict[str, Any]) -> None:
-    """Refuses nothing (see the module's docstring)."""
-    return None
+def agentframe_stack_built(config: Config) -> None:
+    block = config.data.get("telemetry")
+    install(block if isinstance(block, dict) else None)
 
 
 @hookimpl

@@ -31,7 +31,7 @@ def installed() -> TelemetrySettings | None:
 
 def install(block: dict[str, Any] | None) -> None:
     """Install the providers for this `telemetry:` block, if tracing is asked for and none
-    were installed yet (an `on_telemetry` listener: it never raises into the stack build;
+    were installed yet (called as a stack is built: it never raises into the build;
     the SDK is imported only then, so a stack that asks for nothing does not pay for it)."""
     if _installed or not asked_for(block):
         return
