@@ -8,7 +8,8 @@ the model's text (TEXT_MESSAGE_START/CONTENT/END) and the server-side tool calls
 RUN_FINISHED or RUN_ERROR. The client's tools (`tools`) come
 back as TOOL_CALL_START/ARGS/END without a result, listed in RUN_FINISHED's
 `pendingToolCallIds`; the next run's tool messages carry their results. What parts report
-(a sub-agent's progress) and compactions are CUSTOM events `agentframe.<kind>`."""
+(a sub-agent's progress) and compactions are CUSTOM events `agentframe.<kind>`, and so is
+the time each server-side call took (`agentframe.tool_time`)."""
 
 from __future__ import annotations
 
@@ -160,6 +161,8 @@ async def _events(service: Service, turn: Turn, run: RunAgentInput) -> AsyncGene
                         role="tool",
                     )
                 )
+            seconds = {"tool_call_id": call.id, "seconds": round(record.seconds, 6)}
+            yield out(CustomEvent(name="agentframe.tool_time", value=seconds))
         elif isinstance(item, Progress):
             yield out(CustomEvent(name=f"agentframe.{item.kind}", value=item.data))
         elif isinstance(item, Compacted):

@@ -9,7 +9,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentframe_core import AgentDefinition, RunContext, Session, Stack, Tool, Usage
+from agentframe_core import AgentDefinition, Config, RunContext, Session, Stack, Tool, Usage
 
 from .clienttools import ClientTools
 from .conversations import ClientMessage, Conversations, add_messages, check_client_id, parked_calls
@@ -44,6 +44,8 @@ class Service:
     gate: Gate
     conversations: Conversations
     responses: Remembered
+    #: The config the stack was built from (`/v1/stack`, `/v1/traces`), when known.
+    config: Config | None = None
 
     def agent(self, model: str, param: str = "model") -> AgentDefinition:
         agent = self.agents.get(model)
