@@ -66,6 +66,7 @@ async def test_a_run_as_validated_ag_ui_events(serve: Any) -> None:
         EventType.TOOL_CALL_ARGS,
         EventType.TOOL_CALL_END,
         EventType.TOOL_CALL_RESULT,
+        EventType.CUSTOM,
         EventType.STEP_FINISHED,
         EventType.STEP_STARTED,
         *[EventType.TEXT_MESSAGE_START] + [EventType.TEXT_MESSAGE_CONTENT] * 4,
@@ -75,7 +76,8 @@ async def test_a_run_as_validated_ag_ui_events(serve: Any) -> None:
     ]
     assert seen[0].thread_id == "t1" and seen[0].run_id == "run-1"
     custom = [e for e in seen if e.type == EventType.CUSTOM]
-    assert [c.name for c in custom] == ["agentframe.child_started", "agentframe.child_finished"]
+    names = [c.name.removeprefix("agentframe.") for c in custom]
+    assert names == ["child_started", "child_finished", "tool_time"]
     assert custom[0].value["session_id"] == "child-1"
     start = next(e for e in seen if e.type == EventType.TOOL_CALL_START)
     assert start.tool_call_name == "delegate" and start.parent_message_id == seen[2].message_id
@@ -83,6 +85,8 @@ async def test_a_run_as_validated_ag_ui_events(serve: Any) -> None:
     assert json.loads(args.delta) == {"task": "sum"}
     result = next(e for e in seen if e.type == EventType.TOOL_CALL_RESULT)
     assert result.content == "the helper says: done" and result.tool_call_id == start.tool_call_id
+    timed = custom[2].value
+    assert timed["tool_call_id"] == start.tool_call_id and timed["seconds"] >= 0
     finished = seen[-1]
     assert finished.result["reply"] == "The helper is done."
     (usage,) = finished.usage
