@@ -5,8 +5,8 @@ import { get } from "./api.js";
 import { details, fill, h, pretty } from "./dom.js";
 
 const KINDS = ["user", "assistant", "tool_call", "tool_result", "notification", "compaction"];
-const FIRST = 200; // entries drawn before the page is handed over; the rest follow in batches
-const BATCH = 500;
+const FIRST = 100; // entries drawn before the page is handed over; the rest follow in batches
+const BATCH = 250;
 
 export async function render(main, params, id, child) {
   const base = `/v1/sessions/${encodeURIComponent(id)}`;
@@ -63,14 +63,23 @@ export async function render(main, params, id, child) {
   });
   const shown = history.entries.filter((e) => !e.subsumed);
   list.append(...shown.slice(0, FIRST).map((e) => entry(e, id, byId, compactions)));
-  let at = FIRST;
-  const rest = () => {
-    if (at >= shown.length || !list.isConnected) return;
-    list.append(...shown.slice(at, at + BATCH).map((e) => entry(e, id, byId, compactions)));
-    at += BATCH;
-    setTimeout(rest, 0);
-  };
-  setTimeout(rest, 0);
+  drawRest(list, shown.slice(FIRST), (e) => entry(e, id, byId, compactions));
+}
+
+async function drawRest(list, entries, draw) {
+  for (let at = 0; at < entries.length && list.isConnected; at += BATCH) {
+    await later();
+    list.append(...entries.slice(at, at + BATCH).map(draw));
+  }
+}
+
+/** After any input and other work waiting: the rest of a long history is drawn in
+ * background tasks, so the page answers keys and clicks while it grows. */
+function later() {
+  if (globalThis.scheduler && scheduler.postTask) {
+    return scheduler.postTask(() => {}, { priority: "background" });
+  }
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function childLink(id, c) {
