@@ -2,8 +2,9 @@
 5,000 entries (a SQLite store, written through its `restore`), served by a real
 `agentframe serve` process, opened in Debian's chromium through playwright.
 
-For the session list (`#/sessions`) and the big session's page (`#/sessions/big`), from
-the navigation's start (`performance.now()` in the page):
+For the session list (`#/sessions`), a search of what entries say (`#/sessions?q=9990`) and
+the big session's page (`#/sessions/big`), from the navigation's start (`performance.now()`
+in the page):
 - first rows: the first animation frame with rows in the list;
 - input-ready: when a task posted at that frame runs (the main thread is free to handle a
   key or a click);
@@ -100,6 +101,9 @@ def main() -> None:
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 pages = {
                     "session list": ("#/sessions", "#sessions li", 100),
+                    # a word in one recent session's entries only: the server searches
+                    # the entries of the 500 newest sessions, for one row
+                    "search of entries": ("#/sessions?q=9990", "#sessions li", 1),
                     f"session of {args.entries} entries": (
                         "#/sessions/big",
                         "#entries > li",

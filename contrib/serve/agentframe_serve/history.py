@@ -20,8 +20,10 @@ from .sessions import known_session
 
 __all__ = ["child_history", "session_history"]
 
-#: An entry's content longer than this is cut (its full length is given).
+#: An entry's content longer than this is cut (its full length is given), and a history
+#: longer than `MAX_ENTRIES` gives its first ones (`truncated`).
 MAX_CONTENT_CHARS = 20_000
+MAX_ENTRIES = 20_000
 _CHILD_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 
 
@@ -72,9 +74,13 @@ async def _history(store: Store, store_id: str) -> dict[str, Any]:
         records = await store.history(store_id)
     else:
         records = [StoredEntry(e) for e in await store.context(store_id)]
+    total = len(records)
+    records = records[:MAX_ENTRIES]
     return {
         "object": "session.history",
         "complete": isinstance(store, ExportableStore),
+        "total": total,
+        "truncated": total > len(records),
         "entries": [_entry(r) for r in records],
         "compactions": _compactions(records),
         "children": [c for r in records for c in _children(r.entry)],

@@ -35,7 +35,8 @@ export async function render(main, params, id, child) {
     h(
       "p",
       { class: "meta" },
-      `${history.entries.length} entries · ${history.compactions.length} compactions · `,
+      history.truncated ? `the first ${history.entries.length} of ${history.total} entries · ` : `${history.total} entries · `,
+      `${history.compactions.length} compactions · `,
       child ? h("a", { href: `#/sessions/${sid}` }, "parent session") : null,
       child ? null : h("a", { href: `#/chat?session=${sid}` }, "continue in chat"),
       " · ",
