@@ -91,7 +91,7 @@ async def _search(
 
 
 def _snippet(content: str, query: str, width: int = 80) -> dict[str, str]:
-    """Where the first word of `query` is in `content`, with some text around it."""
+    """Where the earliest of `query`'s words is in `content`, with text around it."""
     folded = content.casefold()
     at = min((i for w in query.casefold().split() if (i := folded.find(w)) >= 0), default=0)
     start = max(0, at - width)

@@ -204,7 +204,8 @@ function custom(turn, event, { thread, tools, children }) {
       h(
         "p",
         { class: "note compaction" },
-        `Compacted ${value.subsumed} entries: ${value.tokens_before} → ${value.tokens_after} tokens`,
+        `Compacted ${value.subsumed} entries: ` +
+          `${value.tokens_before} → ${value.tokens_after} tokens`,
       ),
     );
   }
@@ -213,13 +214,9 @@ function custom(turn, event, { thread, tools, children }) {
 function childCard(thread, value) {
   const status = h("span", { class: "status" }, "running");
   const steps = h("ol", { class: "steps" });
-  const link = h(
-    "a",
-    {
-      href: `#/sessions/${encodeURIComponent(thread)}/children/${encodeURIComponent(value.session_id)}`,
-    },
-    "Open the child's session",
-  );
+  const child = encodeURIComponent(value.session_id);
+  const href = `#/sessions/${encodeURIComponent(thread)}/children/${child}`;
+  const link = h("a", { href }, "Open the child's session");
   const card = details(
     [h("span", { class: "name" }, `sub-agent ${value.agent}`), " ", status],
     [h("p", { class: "task" }, value.task || ""), steps, link],

@@ -26,7 +26,8 @@ export async function render(main) {
   const byId = new Map(kg.nodes.map((n) => [n.id, n]));
   const pane = h("section", { class: "kg-detail", id: "kg-detail", "aria-live": "polite" });
   const select = (node) => fill(pane, nodeDetail(node, kg, byId, select));
-  const shacl = kg.shacl.conforms === null ? "no report" : kg.shacl.conforms ? "conforms" : "does not conform";
+  const conforms = kg.shacl.conforms;
+  const shacl = conforms === null ? "no report" : conforms ? "conforms" : "does not conform";
   fill(
     main,
     h("h1", {}, `Knowledge graph ${kg.folder}`),
@@ -48,7 +49,12 @@ export async function render(main) {
         "ul",
         { class: "nodes", id: "kg-nodes" },
         kg.nodes.map((n) =>
-          h("li", {}, h("button", { type: "button", onclick: () => select(n) }, n.label), ` ${n.types.join(", ")}`),
+          h(
+            "li",
+            {},
+            h("button", { type: "button", onclick: () => select(n) }, n.label),
+            ` ${n.types.join(", ")}`,
+          ),
         ),
       ),
     ),
@@ -79,7 +85,12 @@ function drawing(kg, byId, colour, select) {
     const p = at.get(n.id);
     const g = s(
       "g",
-      { class: `node ${colour.get(n.types[0]) || ""}`, tabindex: 0, role: "button", "data-id": n.id },
+      {
+        class: `node ${colour.get(n.types[0]) || ""}`,
+        tabindex: 0,
+        role: "button",
+        "data-id": n.id,
+      },
       s("circle", { cx: p.x, cy: p.y, r: 9 }),
       s("text", { x: p.x + 12, y: p.y + 4 }, n.label),
     );
@@ -155,9 +166,11 @@ function nodeDetail(node, kg, byId, select) {
             ? h("button", { type: "button", onclick: () => select(other) }, sentence)
             : sentence,
           e.chunks.map((id) =>
-            details(`source chunk ${id}`, h("pre", { class: "chunk" }, (kg.chunks[id] || {}).text || "(not found)"), {
-              cls: "source",
-            }),
+            details(
+              `source chunk ${id}`,
+              h("pre", { class: "chunk" }, (kg.chunks[id] || {}).text || "(not found)"),
+              { cls: "source" },
+            ),
           ),
         );
       }),

@@ -35,7 +35,9 @@ export async function render(main, params, id, child) {
     h(
       "p",
       { class: "meta" },
-      history.truncated ? `the first ${history.entries.length} of ${history.total} entries · ` : `${history.total} entries · `,
+      history.truncated
+        ? `the first ${history.entries.length} of ${history.total} entries · `
+        : `${history.total} entries · `,
       `${history.compactions.length} compactions · `,
       child ? h("a", { href: `#/sessions/${sid}` }, "parent session") : null,
       child ? null : h("a", { href: `#/chat?session=${sid}` }, "continue in chat"),
@@ -100,7 +102,8 @@ function entry(e, id, byId, compactions) {
   );
   const body = e.kind === "tool_call" || e.kind === "tool_result" ? pretty(e.content) : e.content;
   const text = h("pre", { class: "content" }, body);
-  const cut = e.chars > e.content.length ? h("p", { class: "note" }, `(${e.chars} characters, cut)`) : null;
+  const cut =
+    e.chars > e.content.length ? h("p", { class: "note" }, `(${e.chars} characters, cut)`) : null;
   const item = h("li", { class: `entry ${e.kind}`, "data-id": e.id }, head, text, cut);
   const children = (e.meta && e.meta.children) || [];
   if (Array.isArray(children) && children.length) {
@@ -122,7 +125,12 @@ function replaced(c, byId) {
       "ol",
       { class: "replaced" },
       entries.map((r) =>
-        h("li", { class: `entry ${r.kind}` }, h("span", { class: "kind" }, r.kind), h("pre", { class: "content" }, r.content)),
+        h(
+          "li",
+          { class: `entry ${r.kind}` },
+          h("span", { class: "kind" }, r.kind),
+          h("pre", { class: "content" }, r.content),
+        ),
       ),
     ),
     { cls: "compaction" },

@@ -6,7 +6,8 @@ import { details, fill, h, pretty } from "./dom.js";
 
 export async function render(main) {
   const stack = await get("/v1/stack");
-  const doctor = h("div", { id: "doctor", "aria-busy": "true" }, h("p", { class: "note" }, "Running agentframe doctor --quick…"));
+  const running = h("p", { class: "note" }, "Running agentframe doctor --quick…");
+  const doctor = h("div", { id: "doctor", "aria-busy": "true" }, running);
   const config = stack.config;
   fill(
     main,
@@ -23,14 +24,18 @@ export async function render(main) {
         h(
           "li",
           { class: p.errors.length ? "fail" : "" },
-          details(`${p.name} (${p.distribution || "?"} ${p.version || ""})`, h("pre", {}, pretty(p))),
+          details(
+            `${p.name} (${p.distribution || "?"} ${p.version || ""})`,
+            h("pre", {}, pretty(p)),
+          ),
         ),
       ),
     ),
     h("h2", {}, "Config"),
     config
       ? details(
-          `${config.file || "embedded default"}${config.profile ? ` (profile ${config.profile})` : ""}`,
+          (config.file || "embedded default") +
+            (config.profile ? ` (profile ${config.profile})` : ""),
           h("pre", { id: "config" }, pretty(config.data)),
           { open: true },
         )

@@ -65,7 +65,8 @@ export async function renderTrace(main, params, traceId) {
     h(
       "p",
       { class: "meta" },
-      `${trace.agent || ""} · ${when(trace.start)} · ${ms(trace.duration_ms)} · ${trace.status} · `,
+      `${trace.agent || ""} · ${when(trace.start)} · ${ms(trace.duration_ms)} · `,
+      `${trace.status} · `,
       h("a", { href: `#/sessions/${encodeURIComponent(trace.session_id)}` }, "session"),
     ),
     h("h2", {}, "Waterfall"),
@@ -120,14 +121,25 @@ function waterfall(trace, pane) {
 function spanDetail(s) {
   return [
     h("h3", {}, `${s.name} (${s.operation})`),
-    h("p", { class: "meta" }, `${ms(s.start_ms)} after the start · ${ms(s.duration_ms)} · ${s.status}`),
-    s.error ? h("p", { class: "error" }, s.error) : null,
     h(
-      "dl",
-      { class: "attributes" },
-      Object.entries(s.attributes).map(([k, v]) => [h("dt", {}, k), h("dd", {}, h("pre", {}, pretty(v)))]),
+      "p",
+      { class: "meta" },
+      `${ms(s.start_ms)} after the start · ${ms(s.duration_ms)} · ${s.status}`,
     ),
+    s.error ? h("p", { class: "error" }, s.error) : null,
+    attributes(s),
   ];
+}
+
+function attributes(s) {
+  return h(
+    "dl",
+    { class: "attributes" },
+    Object.entries(s.attributes).map(([k, v]) => [
+      h("dt", {}, k),
+      h("dd", {}, h("pre", {}, pretty(v))),
+    ]),
+  );
 }
 
 function attr(s, ...names) {
@@ -159,11 +171,7 @@ function inspector(trace) {
     retrievals.map((s) =>
       details(
         `${s.name} · ${ms(s.duration_ms)}`,
-        h(
-          "dl",
-          { class: "attributes" },
-          Object.entries(s.attributes).map(([k, v]) => [h("dt", {}, k), h("dd", {}, h("pre", {}, pretty(v)))]),
-        ),
+        attributes(s),
         { cls: "retrieval" },
       ),
     ),
@@ -179,18 +187,19 @@ function modelCall(s, i) {
   const sent = attr(s, "gen_ai.input.messages");
   const tools = attr(s, "gen_ai.tool.definitions");
   const answer = attr(s, "gen_ai.output.messages");
-  const none = h("p", { class: "note" }, "Not captured: turn on the tracing plugin's content capture.");
+  const none = () =>
+    h("p", { class: "note" }, "Not captured: turn on the tracing plugin's content capture.");
+  const reasons = Array.isArray(finish) ? finish.join(", ") : (finish ?? "");
   return details(
-    `#${i + 1} ${s.name} · ${ms(s.duration_ms)} · ${input ?? "?"} in${share} · ${output ?? "?"} out · ${
-      Array.isArray(finish) ? finish.join(", ") : finish ?? ""
-    }`,
+    `#${i + 1} ${s.name} · ${ms(s.duration_ms)} · ${input ?? "?"} in${share} · ` +
+      `${output ?? "?"} out · ${reasons}`,
     [
       h("h4", {}, "Messages sent"),
-      sent === undefined ? none : h("pre", { class: "messages" }, pretty(sent)),
+      sent === undefined ? none() : h("pre", { class: "messages" }, pretty(sent)),
       h("h4", {}, "Tool schemas"),
-      tools === undefined ? none : h("pre", {}, pretty(tools)),
+      tools === undefined ? none() : h("pre", {}, pretty(tools)),
       h("h4", {}, "Answer"),
-      answer === undefined ? none : h("pre", {}, pretty(answer)),
+      answer === undefined ? none() : h("pre", {}, pretty(answer)),
     ],
     { cls: "call" },
   );
