@@ -116,6 +116,7 @@ function layout(nodes, edges) {
   const links = edges.filter((e) => at.has(e.source) && at.has(e.target));
   const points = [...at.values()];
   const rounds = Math.min(200, Math.floor(4e6 / Math.max(points.length ** 2, 1)));
+  const push = 8000 / Math.max(points.length, 5); // fewer entities: each pushes harder
   for (let round = 0; round < rounds; round++) {
     const step = 1 - round / rounds;
     for (const a of points) {
@@ -124,8 +125,8 @@ function layout(nodes, edges) {
         const dx = a.x - b.x;
         const dy = a.y - b.y;
         const d2 = Math.max(dx * dx + dy * dy, 1);
-        a.x += (dx / d2) * 400 * step;
-        a.y += (dy / d2) * 400 * step;
+        a.x += (dx / d2) * push * step;
+        a.y += (dy / d2) * push * step;
       }
     }
     for (const e of links) {
@@ -139,7 +140,7 @@ function layout(nodes, edges) {
       b.y -= dy;
     }
     for (const p of points) {
-      p.x = Math.min(SIZE - 80, Math.max(20, p.x));
+      p.x = Math.min(SIZE - 170, Math.max(20, p.x)); // room for the label
       p.y = Math.min(SIZE - 20, Math.max(20, p.y));
     }
   }
