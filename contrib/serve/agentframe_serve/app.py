@@ -30,6 +30,7 @@ from .gate import Gate
 from .history import child_history, session_history
 from .keys import Keys
 from .kg import show_kg
+from .questions import answer_question
 from .remembered import Remembered
 from .responses import create_response, delete_response, get_response
 from .service import Service
@@ -205,6 +206,7 @@ def build_app(
             route("/v1/kg", show_kg, "GET"),
             route("/v1/stack", show_stack, "GET"),
             route("/v1/doctor", run_doctor, "GET"),
+            route("/v1/questions/{question_id}", answer_question, "POST"),
             *_extensions(settings),
         ],
         middleware=middleware,

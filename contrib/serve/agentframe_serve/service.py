@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentframe_core import AgentDefinition, Config, RunContext, Session, Stack, Tool, Usage
@@ -16,6 +16,7 @@ from .conversations import ClientMessage, Conversations, add_messages, check_cli
 from .errors import ApiError
 from .gate import Gate
 from .remembered import Remembered
+from .waiting import Waiting
 
 __all__ = ["Service", "Turn", "usage_json"]
 
@@ -46,6 +47,8 @@ class Service:
     responses: Remembered
     #: The config the stack was built from (`/v1/stack`, `/v1/traces`), when known.
     config: Config | None = None
+    #: Questions of running AG-UI runs, waiting for `POST /v1/questions/{id}`.
+    questions: Waiting = field(default_factory=Waiting)
 
     def agent(self, model: str, param: str = "model") -> AgentDefinition:
         agent = self.agents.get(model)

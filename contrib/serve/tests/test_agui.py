@@ -155,3 +155,43 @@ async def test_a_failed_run_is_run_error_and_bad_input_names_the_field(serve: An
         assert bad.status_code == 400 and bad.json()["error"]["param"] == "runId"
         unknown = await http.post("/ag-ui/nobody", json=run_input("t", [user]))
         assert unknown.status_code == 404 and "helper" in unknown.json()["error"]["message"]
+
+
+async def test_a_question_is_asked_of_the_client_and_its_answer_goes_on(serve: Any) -> None:
+    keys = {
+        "AGENTFRAME_SERVE_API_KEYS": "alice=alice-key-0123456789abcdef,bob=bob-key-0123456789ab"
+    }
+    served = await serve(
+        [{"tool_calls": [{"name": "remove", "arguments": {"path": "notes.txt"}}]}, "Removed."],
+        tools=["servetools:remove"],
+        environ=keys,
+    )
+    alice = {"authorization": "Bearer alice-key-0123456789abcdef"}
+    bob = {"authorization": "Bearer bob-key-0123456789ab"}
+    user = {"id": "u1", "role": "user", "content": "Remove notes.txt"}
+    seen = []
+    async with (
+        httpx.AsyncClient(base_url=served.url) as http,
+        http.stream("POST", "/ag-ui/helper", json=run_input("q1", [user]), headers=alice) as r,
+    ):
+        async for line in r.aiter_lines():
+            if not line.startswith("data: "):
+                continue
+            event = EVENTS.validate_json(line.removeprefix("data: "))
+            seen.append(event)
+            if event.type == EventType.CUSTOM and event.name == "agentframe.question":
+                asked = event.value
+                assert asked["message"] == "Remove notes.txt?" and asked["schema"] is None
+                path = f"/v1/questions/{asked['id']}"
+                assert (
+                    await http.post(path, json={"action": "accept"}, headers=bob)
+                ).status_code == 404
+                bad = await http.post(path, json={"action": "maybe"}, headers=alice)
+                assert bad.status_code == 400 and bad.json()["error"]["param"] == "action"
+                answered = await http.post(path, json={"action": "accept"}, headers=alice)
+                assert answered.json()["action"] == "accept"
+                again = await http.post(path, json={"action": "decline"}, headers=alice)
+                assert again.status_code == 404  # answered already
+    result = next(e for e in seen if e.type == EventType.TOOL_CALL_RESULT)
+    assert result.content == "accept"
+    assert seen[-1].type == EventType.RUN_FINISHED and seen[-1].result["reply"] == "Removed."
