@@ -1,5 +1,6 @@
 """The UI in a real browser against a real `agentframe serve` process on a scripted stack:
-chat (streamed answer, a tool call, a sub-agent's card and session, stop), a reply's markup
+chat (streamed answer, a tool call, a sub-agent's card and session, stop, a question to
+the person answered in a form), a reply's markup
 shown as text, sessions found by search, a compaction, a trace, the knowledge graph and the
 stack, on a phone-width dark page too. The server has an API key (the pages send it, the
 key a tab was given; a tab without one is asked for it), so one process serves every test."""
@@ -7,6 +8,7 @@ key a tab was given; a tab without one is asked for it), so one process serves e
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,8 @@ MARKUP = (
     '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
     ' [run me](javascript:window.pwned=3) <a href="javascript:window.pwned=4">x</a>'
 )
+#: The one server's model plays these in order, so the tests that chat run in file order,
+#: as a module (each takes its replies; a test picked alone with -k gets another's).
 REPLIES: list[Any] = [
     {"content": "Adding.", "tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]},
     {"content": "The sum is 5.", "usage": {"prompt_tokens": 90, "completion_tokens": 6}},
@@ -29,6 +33,8 @@ REPLIES: list[Any] = [
     "The child said hi.",
     MARKUP,
     {"content": "too late", "delay": 30},
+    {"tool_calls": [{"name": "remove", "arguments": {"path": "notes.txt"}}]},
+    "Removed, one copy kept.",
 ]
 ALICE = "alice-key-0123456789abcdef"
 KEYS = {"AGENTFRAME_SERVE_API_KEYS": f"alice={ALICE}"}
@@ -70,7 +76,7 @@ def url(project: Path) -> Iterator[str]:
         project,
         "--kg",
         "kg",
-        PYTHONPATH=str(HERE / "otel_double"),
+        PYTHONPATH=os.pathsep.join([str(HERE / "otel_double"), str(HERE)]),
         AGENTFRAME_UI_TRACES=str(project / "traces.json"),
         **KEYS,
     )
@@ -166,6 +172,27 @@ def test_stop_ends_the_run(page: Any, url: str) -> None:
     stop_button.click()
     expect(page.locator(".note").last).to_have_text("Stopped.")
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
+
+
+def test_a_question_is_answered_in_the_chat(page: Any, url: str, screenshots: Path) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{url}/#/chat")
+    page.get_by_label("Message").fill("Remove notes.txt")
+    page.keyboard.press("Enter")
+    form = page.locator("form.question")
+    expect(form.locator(".asked")).to_have_text("Remove notes.txt?")
+    expect(form.get_by_label("Why")).to_be_focused()
+    page.keyboard.type("old")
+    form.get_by_label("Copies to keep").fill("2")
+    shot(page, screenshots, "chat-question")
+    form.get_by_role("button", name="Send").click()
+    expect(form.locator("[role=status]")).to_have_text("Answered.")
+    expect(page.locator(".msg.assistant").last).to_have_text("Removed, one copy kept.")
+    page.locator("details.tool summary").last.click()
+    expect(page.locator("details.tool .result").last).to_have_text(
+        "accept {'reason': 'old', 'copies': 2}"
+    )
 
 
 def test_a_session_is_found_by_what_its_entries_say(page: Any, url: str, screenshots: Path) -> None:

@@ -35,7 +35,7 @@ def write_project(root: Path, replies: list[Any]) -> Path:
         "adapter": {"use": "scripted", "replies": replies},
         "store": {"use": "sqlite", "path": str(root / "sessions.db")},
         "tools": [
-            {"use": "functions", "import": ["agentframe_core.examples:add"]},
+            {"use": "functions", "import": ["agentframe_core.examples:add", "uitools:remove"]},
             {"use": "subagents"},
         ],
         # a secret the stack page must show masked

@@ -41,6 +41,18 @@ export async function get(path) {
   return response.json();
 }
 
+/** The JSON answer of `POST path` with `body` as JSON. */
+export async function post(path, body) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: headers({ "content-type": "application/json" }),
+    body: JSON.stringify(body),
+    credentials: "omit",
+  });
+  if (!response.ok) throw await failure(response);
+  return response.json();
+}
+
 /** Each event of an AG-UI run (`POST /ag-ui/{agent}`), as an object, until the stream
  * ends; `signal` stops it (the server cancels the run). */
 export async function* agui(agent, input, signal) {

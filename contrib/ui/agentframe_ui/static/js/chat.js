@@ -2,6 +2,7 @@
 // card (arguments, result, time), each sub-agent a nested card that opens its session.
 
 import { agui, get } from "./api.js";
+import { question } from "./question.js";
 import { details, fill, h, ms, pretty } from "./dom.js";
 
 export async function render(main, params) {
@@ -199,6 +200,10 @@ function custom(turn, event, { thread, tools, children }) {
   } else if (event.name === "agentframe.subagent.finished") {
     const card = children.get(value.session_id);
     if (card) card.status.textContent = value.status || "finished";
+  } else if (event.name === "agentframe.question") {
+    const card = question(value);
+    turn.append(card);
+    card.querySelector("input, select, button").focus();
   } else if (event.name === "agentframe.compaction") {
     turn.append(
       h(
