@@ -168,7 +168,7 @@ async def _events(service: Service, turn: Turn, run: RunAgentInput) -> AsyncGene
         elif isinstance(item, Progress):
             yield out(CustomEvent(name=f"agentframe.{item.kind}", value=item.data))
         elif isinstance(item, Asked):
-            question_id = service.questions.add(turn.owner, item.answer)
+            question_id = service.questions.add(turn.owner, item.question, item.answer)
             value = question_json(question_id, item.question)
             yield out(CustomEvent(name="agentframe.question", value=value))
         elif isinstance(item, Compacted):

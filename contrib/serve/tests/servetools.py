@@ -27,3 +27,12 @@ async def remove(path: str, ctx: RunContext) -> str:
     """Removes a file once the person says so."""
     answer = await ctx.ask(Question(f"Remove {path}?", source="servetools"))
     return f"{answer.action} {answer.reason}".strip()
+
+
+@tool(writes=False)
+async def label(ctx: RunContext) -> str:
+    """Asks the person for a label and how many."""
+    fields = {"name": {"type": "string"}, "count": {"type": "integer"}}
+    form = {"type": "object", "properties": fields, "required": ["name"]}
+    answer = await ctx.ask(Question("Label it", schema=form))
+    return f"{answer.action} {answer.content}"

@@ -195,3 +195,38 @@ async def test_a_question_is_asked_of_the_client_and_its_answer_goes_on(serve: A
     result = next(e for e in seen if e.type == EventType.TOOL_CALL_RESULT)
     assert result.content == "accept"
     assert seen[-1].type == EventType.RUN_FINISHED and seen[-1].result["reply"] == "Removed."
+
+
+async def test_a_forms_answer_is_checked_against_its_fields(serve: Any) -> None:
+    served = await serve(
+        [{"tool_calls": [{"name": "label", "arguments": {}}]}, "Labelled."],
+        tools=["servetools:label"],
+    )
+    user = {"id": "u1", "role": "user", "content": "Label it"}
+    results = []
+    async with (
+        httpx.AsyncClient(base_url=served.url) as http,
+        http.stream("POST", "/ag-ui/helper", json=run_input("q2", [user])) as r,
+    ):
+        async for line in r.aiter_lines():
+            event = EVENTS.validate_json(line[6:]) if line.startswith("data: ") else None
+            if event is not None and event.type == EventType.TOOL_CALL_RESULT:
+                results.append(event.content)
+            if (
+                event is None
+                or event.type != EventType.CUSTOM
+                or event.name != "agentframe.question"
+            ):
+                continue
+            path = f"/v1/questions/{event.value['id']}"
+            for content, param in [
+                ({"count": 2}, "content.name"),  # required
+                ({"name": "a", "count": "2"}, "content.count"),  # a string, not an integer
+                ({"name": "a", "count": True}, "content.count"),
+                ({"name": "a", "extra": 1}, "content.extra"),
+            ]:
+                refused = await http.post(path, json={"action": "accept", "content": content})
+                assert refused.status_code == 400 and refused.json()["error"]["param"] == param
+            accepted = {"action": "accept", "content": {"name": "a", "count": 2}}
+            assert (await http.post(path, json=accepted)).status_code == 200
+    assert results == ["accept {'name': 'a', 'count': 2}"]
