@@ -43,7 +43,8 @@ async def child_history(service: Service, request: Request) -> JSONResponse:
     unknown = ApiError(404, f"no child session {child!r}", param="child_id", code="not_found")
     if not _CHILD_ID.match(child):
         raise unknown
-    if child not in {c["session_id"] for e in await store.context(parent) for c in _children(e)}:
+    listed = {c["session_id"] for r in await _records(store, parent) for c in _children(r.entry)}
+    if child not in listed:  # a tool result compacted away still counts
         raise unknown
     entries = await store.context(child)
     origin = entries[0].origin if entries else None
@@ -69,11 +70,15 @@ def _children(entry: Entry) -> list[dict[str, Any]]:
     ]
 
 
-async def _history(store: Store, store_id: str) -> dict[str, Any]:
+async def _records(store: Store, store_id: str) -> list[StoredEntry]:
+    """Every entry where the store keeps them all, else those in context."""
     if isinstance(store, ExportableStore):
-        records = await store.history(store_id)
-    else:
-        records = [StoredEntry(e) for e in await store.context(store_id)]
+        return await store.history(store_id)
+    return [StoredEntry(e) for e in await store.context(store_id)]
+
+
+async def _history(store: Store, store_id: str) -> dict[str, Any]:
+    records = await _records(store, store_id)
     total = len(records)
     records = records[:MAX_ENTRIES]
     return {
