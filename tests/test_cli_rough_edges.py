@@ -54,3 +54,30 @@ def test_root_options_work_after_the_subcommand_too(project: Path) -> None:
     # a plugin's command gets them too, and after the subcommand they win over the root's
     plugin = agentframe(elsewhere, "-c", "missing.yaml", "skills", "list", "-c", config)
     assert plugin.returncode == 0, plugin.stderr
+
+
+def test_sessions_by_prefix_and_last_without_empty_headers(project: Path) -> None:
+    for session in ("aaa111", "aab222"):
+        done = agentframe(project, "run", "--new", "-s", session, f"2+3 for {session}?")
+        assert done.returncode == 0, done.stderr
+    ambiguous = agentframe(project, "sessions", "show", "aa")
+    assert ambiguous.returncode == 1
+    assert "'aa' is the start of 2 sessions: aab222, aaa111" in ambiguous.stderr
+    shown = agentframe(project, "sessions", "show", "aaa")
+    assert shown.returncode == 0 and "2+3 for aaa111?" in shown.stdout
+    lines = shown.stdout.splitlines()
+    headers = [line.split("] ", 1)[1] for line in lines if line.startswith("[")]
+    assert headers == ["user", "tool_call add", "tool_result add", "assistant"], shown.stdout
+    assert lines[lines.index(next(x for x in lines if x.endswith("] assistant"))) + 1] == (
+        "The sum is 5."
+    )
+    last = agentframe(project, "sessions", "show", "--last")
+    assert "2+3 for aab222?" in last.stdout and "session aab222" in last.stderr
+    again = agentframe(project, "run", "--last", "once more")
+    assert again.returncode == 0 and "session: aab222" in again.stderr
+    out = project / "export.jsonl"
+    exported = agentframe(project, "sessions", "export", "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    entries = len(out.read_text().splitlines())
+    size = out.stat().st_size
+    assert f"wrote {entries} entries of 2 session(s), {size} bytes, to {out}" in exported.stderr

@@ -159,12 +159,27 @@ _session_option = click.option(
     callback=utf8_argument,
     help="Continue this session.",
 )
+_last_option = click.option(
+    "--last", is_flag=True, help="Continue the most recently updated session of the store."
+)
+
+
+def _pick_session(app: App, session_id: str | None, last: bool) -> str | None:
+    """--session, or with --last the store's most recently updated session."""
+    if not last:
+        return session_id
+    if session_id is not None:
+        raise click.UsageError("give --session or --last, not both")
+    from .sessions import last_session
+
+    return last_session(app)
 
 
 @click.command()
 @click.argument("prompt", nargs=-1, required=True, callback=utf8_argument)
 @_agent_option
 @_session_option
+@_last_option
 @click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
 @pass_app
@@ -173,6 +188,7 @@ def run(
     prompt: tuple[str, ...],
     agent_name: str | None,
     session_id: str | None,
+    last: bool,
     new: bool,
     as_json: bool,
 ) -> None:
@@ -194,6 +210,7 @@ def run(
         click.echo(token, nl=False)
 
     _announce_config(app)
+    session_id = _pick_session(app, session_id, last)
     on_new_session = None if new else _notice_new_session
     with _json_errors(as_json):
         result = run_prompt(
@@ -251,14 +268,16 @@ def _json_errors(as_json: bool) -> Iterator[None]:
 @click.command()
 @_agent_option
 @_session_option
+@_last_option
 @pass_app
-def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
+def chat(app: App, agent_name: str | None, session_id: str | None, last: bool) -> None:
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
     Ctrl-D or /exit leaves."""
     from ..engine.session import Session
 
     cwd = Path.cwd()
     _announce_config(app)
+    session_id = _pick_session(app, session_id, last)
     agent = _agent(app, agent_name, cwd)
     stack = app.stack()
 
