@@ -81,3 +81,46 @@ def test_sessions_by_prefix_and_last_without_empty_headers(project: Path) -> Non
     entries = len(out.read_text().splitlines())
     size = out.stat().st_size
     assert f"wrote {entries} entries of 2 session(s), {size} bytes, to {out}" in exported.stderr
+
+
+def test_import_finds_a_module_beside_the_config(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "helper.py").write_text("FACTOR = 2\n")
+    (folder / "mytools.py").write_text(
+        "import importlib\n"
+        "from helper import FACTOR\n\n"
+        "def double(x: int) -> int:\n"
+        '    """Double x."""\n'
+        "    return x * FACTOR\n\n"
+        "def probe() -> str:\n"
+        '    """Is the config folder still on sys.path?"""\n'
+        "    try:\n"
+        "        importlib.import_module('unrelated')\n"
+        "    except ImportError:\n"
+        "        return 'not on the path'\n"
+        "    return 'still on the path'\n"
+    )
+    (folder / "unrelated.py").write_text("")
+    (folder / "agentframe.yaml").write_text(
+        "adapter:\n  use: scripted\n  replies:\n"
+        "    - tool_calls: [{name: double, arguments: {x: 21}}, {name: probe}]\n"
+        "    - done\n"
+        "store: memory\n"
+        "tools:\n"
+        "  - use: functions\n    import: ['mytools:probe']\n"
+        "  - use: functions\n    import: ['mytools:double']\n    isolate: true\n"
+    )
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    done = agentframe(cwd, "-c", str(folder / "agentframe.yaml"), "run", "--json", "go")
+    assert done.returncode == 0, done.stderr
+    results = {c["name"]: c["result"] for c in json.loads(done.stdout)["tool_calls"]}
+    assert results == {"double": "42", "probe": "not on the path"}
+    (folder / "json.py").write_text("def dumps(x): return 'mine'\n")
+    (folder / "agentframe.yaml").write_text(
+        "adapter: scripted\nstore: memory\ntools:\n  - use: functions\n    import: ['json:dumps']\n"
+    )
+    shadow = agentframe(cwd, "-c", str(folder / "agentframe.yaml"), "config", "check")
+    assert shadow.returncode == 2
+    assert f"{folder / 'json.py'} has the name of the module 'json'" in shadow.stderr
