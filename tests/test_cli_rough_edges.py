@@ -124,3 +124,26 @@ def test_import_finds_a_module_beside_the_config(tmp_path: Path) -> None:
     shadow = agentframe(cwd, "-c", str(folder / "agentframe.yaml"), "config", "check")
     assert shadow.returncode == 2
     assert f"{folder / 'json.py'} has the name of the module 'json'" in shadow.stderr
+
+
+def test_the_sync_facade_inside_an_event_loop_names_the_async_way(project: Path) -> None:
+    script = (
+        "import asyncio, agentframe_core\n"
+        "async def main():\n"
+        "    try:\n"
+        "        agentframe_core.run('2+3?')\n"
+        "    except agentframe_core.EventLoopRunningError as err:\n"
+        "        print(err)\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "always", "-c", script],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=cli_env(project),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "await Session(stack).run(prompt)" in done.stdout
+    assert "never awaited" not in done.stderr and "Traceback" not in done.stderr
