@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from .contract.protocols import (
         AgentLoader,
         AgentScan,
+        BudgetedBuilder,
         Closeable,
         ContextBuilder,
         ExportableStore,
@@ -159,6 +160,7 @@ _LAZY = {
     "SessionDeletedError": ".support.turnlease",
     "TurnLeaseLostError": ".support.turnlease",
     "AgentScan": ".contract.protocols",
+    "BudgetedBuilder": ".contract.protocols",
     "Closeable": ".contract.protocols",
     "PrioritizedLoader": ".contract.protocols",
     "ScanningLoader": ".contract.protocols",
@@ -287,6 +289,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "SessionDeletedError",
     "TurnLeaseLostError",
     "AgentScan",
+    "BudgetedBuilder",
     "Closeable",
     "PrioritizedLoader",
     "ScanningLoader",

@@ -147,3 +147,64 @@ def test_the_sync_facade_inside_an_event_loop_names_the_async_way(project: Path)
     assert done.returncode == 0, done.stderr
     assert "await Session(stack).run(prompt)" in done.stdout
     assert "never awaited" not in done.stderr and "Traceback" not in done.stderr
+
+
+CUT = """\
+adapter:
+  use: scripted
+  cycle: true
+  native_tools: false
+  max_tokens: 6
+  replies: ['{"tool": "add", "args": {"a": 2, "b": 3}}', "The sum of two and three is five."]
+store: memory
+tools:
+  - use: functions
+    import: ["agentframe_core.examples:add"]
+"""
+
+
+def test_a_reply_cut_at_the_token_limit_says_so(tmp_path: Path) -> None:
+    config = tmp_path / "agentframe.yaml"
+    config.write_text(CUT.replace(', "The sum of two and three is five."', ""))
+    done = agentframe(tmp_path, "run", "2+3?")
+    assert done.returncode == 1
+    assert done.stdout.strip() == ""  # the broken JSON is not the answer
+    assert (
+        "the reply was cut at the model's token limit after 6 tokens (the limit is 6 tokens: "
+        f"raise `adapter.max_tokens` in {config})" in done.stderr
+    )
+    assert "stopped: truncated after 3 model call(s)" in done.stderr
+    report = json.loads(agentframe(tmp_path, "run", "--json", "2+3?").stdout)
+    assert report["outcome"] == "truncated" and report["reply"] == ""
+    assert report["truncated"] == {"tokens": 6, "limit": 6, "setting": "adapter.max_tokens"}
+    # a plain answer cut short is still shown, and said to be cut
+    config.write_text(CUT.replace("'{\"tool\": \"add\", \"args\": {\"a\": 2, \"b\": 3}}', ", ""))
+    answered = agentframe(tmp_path, "run", "--json", "2+3?")
+    report = json.loads(answered.stdout)
+    assert report["outcome"] == "completed" and report["reply"] == "The sum of two and three"
+    assert report["truncated"]["tokens"] == 6
+
+
+def test_a_budget_that_cannot_be_met_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "agentframe.yaml").write_text(
+        "adapter: {use: scripted, replies: [fine]}\nstore: memory\n"
+        "context: {use: shaper, budget_tokens: 60}\n"
+        "tools:\n  - use: functions\n    import: ['agentframe_core.examples:add']\n"
+    )
+    checked = agentframe(tmp_path, "config", "check", "--json")
+    assert checked.returncode == 0, checked.stderr
+    (warning,) = json.loads(checked.stdout)["warnings"]
+    assert warning["budget_tokens"] == 60 and warning["prompt_tokens"] > 60
+    assert "over the budget of the context builder 'shaper' (60 tokens)" in warning["message"]
+    assert "over the budget" in agentframe(tmp_path, "config", "check").stderr
+    ran = agentframe(tmp_path, "run", "--json", "hi")
+    over = json.loads(ran.stdout)["over_budget"]
+    assert over["budget_tokens"] == 60 and over["prompt_tokens"] > 60
+    assert f"the prompt took {over['prompt_tokens']} tokens, over the budget" in ran.stderr
+    (tmp_path / "agentframe.yaml").write_text(
+        "adapter: {use: scripted, replies: [fine]}\nstore: memory\n"
+        "context: {use: shaper, budget_tokens: 4000}\n"
+    )
+    roomy = agentframe(tmp_path, "run", "--json", "hi")
+    assert json.loads(roomy.stdout)["over_budget"] is None
+    assert json.loads(agentframe(tmp_path, "config", "check", "--json").stdout)["warnings"] == []

@@ -31,6 +31,7 @@ from .app import (
 log = logging.getLogger("agentframe.cli")
 
 if TYPE_CHECKING:
+    from ..contract.configtypes import Config
     from ..contract.definition import AgentDefinition
     from ..contract.reports import CompactionReport
     from ..engine.session import RunResult, Session
@@ -99,13 +100,19 @@ def _show_event(kind: str, data: dict[str, Any]) -> None:
     )
 
 
-def result_json(result: RunResult) -> dict[str, Any]:
+def result_json(result: RunResult, config: Config | None = None) -> dict[str, Any]:
     """`agentframe run --json`: how the run ended, its reply, tool calls, tokens, compactions."""
     usage = result.usage
     return {
         "session_id": result.session_id,
         "outcome": result.outcome.value,
         "reply": result.reply,
+        "truncated": _cut(result, config),
+        "over_budget": (
+            dict(zip(("prompt_tokens", "budget_tokens"), result.over_budget, strict=True))
+            if result.over_budget
+            else None
+        ),
         "turns": result.turns,
         "coalesced": result.coalesced,
         "tool_calls": [
@@ -132,13 +139,40 @@ def result_json(result: RunResult) -> dict[str, Any]:
     }
 
 
-def _report(result: RunResult, streamed: bool) -> None:
+def _cut(result: RunResult, config: Config | None) -> dict[str, Any] | None:
+    """The token limit the last reply was cut at: its tokens, the adapter's `max_tokens`
+    (the setting to raise) when it has one, and whether it is set."""
+    if result.cut_tokens is None:
+        return None
+    options = config.adapter.options if config is not None else None
+    fields = getattr(type(options), "model_fields", {})
+    setting = f"{config.adapter.path}.max_tokens" if config and "max_tokens" in fields else None
+    limit = getattr(options, "max_tokens", None) if setting else None
+    return {"tokens": result.cut_tokens, "limit": limit, "setting": setting}
+
+
+def _cut_message(cut: dict[str, Any], config: Config | None) -> str:
+    where = f" in {config.adapter.file}" if config and config.adapter.file else ""
+    counted = f" after {cut['tokens']} tokens" if cut["tokens"] else ""
+    if cut["setting"] and cut["limit"]:
+        how = f"the limit is {cut['limit']} tokens: raise `{cut['setting']}`{where}"
+    elif cut["setting"]:
+        how = f"`{cut['setting']}` is not set, so the backend's own limit applies: set it{where}"
+    else:
+        how = "raise the adapter's reply token limit"
+    return f"the reply was cut at the model's token limit{counted} ({how})"
+
+
+def _report(result: RunResult, streamed: bool, config: Config | None = None) -> None:
     if not streamed and result.reply:
         click.echo(result.reply)
     elif streamed:
         click.echo()
     from ..engine.session import Outcome
 
+    cut = _cut(result, config)
+    if cut is not None:
+        warn(_cut_message(cut, config))
     if result.outcome is not Outcome.COMPLETED and result.outcome is not Outcome.TERMINAL_TOOL:
         warn(f"stopped: {result.outcome.value} after {result.turns} model call(s)")
 
@@ -225,10 +259,11 @@ def run(
             on_event=None if as_json else _show_event,
             on_new_session=on_new_session,
         )
+    config = app.config()
     if as_json:
-        emit_json(result_json(result))
+        emit_json(result_json(result, config))
     else:
-        _report(result, streamed)
+        _report(result, streamed, config)
         click.secho(f"session: {result.session_id}", dim=True, err=True)
     if result.outcome not in (Outcome.COMPLETED, Outcome.TERMINAL_TOOL):
         sys.exit(1)
@@ -348,7 +383,7 @@ async def _repl(session: Session) -> None:
             continue
         finally:
             current = None
-        _report(result, streamed)
+        _report(result, streamed, session.stack.config)
 
 
 def _turn_failed(err: Exception, streamed: bool) -> bool:
