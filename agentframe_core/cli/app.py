@@ -40,6 +40,9 @@ class App:
         logging.basicConfig(level=level, force=True)
         for handler in logging.getLogger().handlers:  # secrets never reach a log line
             handler.setFormatter(RedactingFormatter("%(levelname)s %(name)s: %(message)s"))
+            # The level is the handler's too: a library that sets its own logger to DEBUG
+            # when imported (bm25s does) would otherwise print its debug lines without -v.
+            handler.setLevel(level)
 
     @property
     def host(self) -> PluginHost:
