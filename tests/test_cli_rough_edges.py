@@ -47,8 +47,6 @@ def test_root_options_work_after_the_subcommand_too(project: Path) -> None:
     assert "INFO agentframe.chat: config:" in ran.stderr  # -v after the subcommand
     shown = agentframe(project, "config", "show", "--json", "-p", "short")
     assert json.loads(shown.stdout)["config"]["limits"] == {"max_turns": 1}
-    checked = agentframe(project, "config", "check", "-p", "nope")
-    assert checked.returncode == 2 and "nope" in checked.stderr
     listed = agentframe(elsewhere, "sessions", "list", "--json", "--config", config)
     assert len(json.loads(listed.stdout)) == 1, listed.stderr
     # a plugin's command gets them too, and after the subcommand they win over the root's
@@ -155,7 +153,7 @@ adapter:
   cycle: true
   native_tools: false
   max_tokens: 6
-  replies: ['{"tool": "add", "args": {"a": 2, "b": 3}}', "The sum of two and three is five."]
+  replies: [REPLY]
 store: memory
 tools:
   - use: functions
@@ -165,7 +163,7 @@ tools:
 
 def test_a_reply_cut_at_the_token_limit_says_so(tmp_path: Path) -> None:
     config = tmp_path / "agentframe.yaml"
-    config.write_text(CUT.replace(', "The sum of two and three is five."', ""))
+    config.write_text(CUT.replace("REPLY", '\'{"tool": "add", "args": {"a": 2, "b": 3}}\''))
     done = agentframe(tmp_path, "run", "2+3?")
     assert done.returncode == 1
     assert done.stdout.strip() == ""  # the broken JSON is not the answer
@@ -178,7 +176,7 @@ def test_a_reply_cut_at_the_token_limit_says_so(tmp_path: Path) -> None:
     assert report["outcome"] == "truncated" and report["reply"] == ""
     assert report["truncated"] == {"tokens": 6, "limit": 6, "setting": "adapter.max_tokens"}
     # a plain answer cut short is still shown, and said to be cut
-    config.write_text(CUT.replace("'{\"tool\": \"add\", \"args\": {\"a\": 2, \"b\": 3}}', ", ""))
+    config.write_text(CUT.replace("REPLY", "The sum of two and three is five."))
     answered = agentframe(tmp_path, "run", "--json", "2+3?")
     report = json.loads(answered.stdout)
     assert report["outcome"] == "completed" and report["reply"] == "The sum of two and three"
@@ -196,7 +194,6 @@ def test_a_budget_that_cannot_be_met_is_a_warning(tmp_path: Path) -> None:
     (warning,) = json.loads(checked.stdout)["warnings"]
     assert warning["budget_tokens"] == 60 and warning["prompt_tokens"] > 60
     assert "over the budget of the context builder 'shaper' (60 tokens)" in warning["message"]
-    assert "over the budget" in agentframe(tmp_path, "config", "check").stderr
     ran = agentframe(tmp_path, "run", "--json", "hi")
     over = json.loads(ran.stdout)["over_budget"]
     assert over["budget_tokens"] == 60 and over["prompt_tokens"] > 60
@@ -207,4 +204,3 @@ def test_a_budget_that_cannot_be_met_is_a_warning(tmp_path: Path) -> None:
     )
     roomy = agentframe(tmp_path, "run", "--json", "hi")
     assert json.loads(roomy.stdout)["over_budget"] is None
-    assert json.loads(agentframe(tmp_path, "config", "check", "--json").stdout)["warnings"] == []

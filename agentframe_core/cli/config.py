@@ -48,23 +48,13 @@ def check(app: App, as_json: bool) -> None:
     Tool dispatchers are built and asked for their tools: two offering one name is an error.
     A context builder's budget that the system prompt and the tools alone exceed is a
     warning (the config is valid; every prompt will be over that budget)."""
-    from pathlib import Path
-
-    from ..assembly.budgetcheck import unmet_budget
-    from ..assembly.toolcheck import name_clashes, offered_tools
     from ..contract.errors import ConfigError
     from ..support.redact import redact_text
 
     path = app.config_path()
-
-    async def checks(cfg: Config) -> tuple[list[ConfigIssue], list[dict[str, Any]]]:
-        offered = await offered_tools(cfg)
-        unmet = await unmet_budget(cfg, [tool for _, tool in offered], Path.cwd())
-        return name_clashes(offered), [unmet] if unmet else []
-
     try:
         cfg = app.config()
-        clashes, warnings = asyncio.run(checks(cfg))
+        clashes, warnings = asyncio.run(_built_checks(cfg))
         if clashes:
             raise ConfigError(clashes)
     except ConfigError as err:
@@ -102,6 +92,19 @@ def check(app: App, as_json: bool) -> None:
             click.echo(f"  {key}: {value}")
         for warning in warnings:
             warn(f"warning: {warning['message']}")
+
+
+async def _built_checks(cfg: Config) -> tuple[list[ConfigIssue], list[dict[str, Any]]]:
+    """What only built parts tell: tool name clashes (errors), an unmeetable budget (a
+    warning)."""
+    from pathlib import Path
+
+    from ..assembly.budgetcheck import unmet_budget
+    from ..assembly.toolcheck import name_clashes, offered_tools
+
+    offered = await offered_tools(cfg)
+    unmet = await unmet_budget(cfg, [tool for _, tool in offered], Path.cwd())
+    return name_clashes(offered), [unmet] if unmet else []
 
 
 @config.command()
