@@ -140,5 +140,3 @@ def test_an_empty_list_says_where_it_looked_and_search_shows_first_lines(
     found = memory(tmp_path, "search", "door code")
     assert "general/door-code  Door code: The door code is 4711." in found.stdout
     assert "every month" not in found.stdout
-    hits = json.loads(memory(tmp_path, "search", "door code", "--json").stdout)
-    assert hits[0]["line"] == "The door code is 4711."
