@@ -73,6 +73,8 @@ def test_sessions_by_prefix_and_last_without_empty_headers(project: Path) -> Non
     assert "2+3 for aab222?" in last.stdout and "session aab222" in last.stderr
     again = agentframe(project, "run", "--last", "once more")
     assert again.returncode == 0 and "session: aab222" in again.stderr
+    chat = run_cli(project, "chat", "--last", input="/exit\n", timeout=120)
+    assert chat.returncode == 0 and "session aab222" in chat.stdout, chat.stderr
     out = project / "export.jsonl"
     exported = agentframe(project, "sessions", "export", "-o", str(out))
     assert exported.returncode == 0, exported.stderr
