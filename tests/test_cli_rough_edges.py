@@ -28,8 +28,25 @@ profiles:
 """
 
 
-def agentframe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_cli(cwd, *args, timeout=120)
+#: One cache folder (the plugin manifest) for every process of this module: a fresh one costs
+#: each test a scan of the installed plugins.
+_CACHE: list[Path] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    _CACHE[:] = [tmp_path_factory.mktemp("cache")]
+
+
+def linked(cwd: Path) -> Path:
+    """`cwd`, its cache folder (`run_cli`'s `cwd/cache`) linked to the module's."""
+    if not (cwd / "cache").exists():
+        (cwd / "cache").symlink_to(_CACHE[0], target_is_directory=True)
+    return cwd
+
+
+def agentframe(cwd: Path, *args: str, **kwargs: str) -> subprocess.CompletedProcess[str]:
+    return run_cli(linked(cwd), *args, timeout=120, **kwargs)
 
 
 @pytest.fixture
@@ -73,7 +90,7 @@ def test_sessions_by_prefix_and_last_without_empty_headers(project: Path) -> Non
     assert "2+3 for aab222?" in last.stdout and "session aab222" in last.stderr
     again = agentframe(project, "run", "--last", "once more")
     assert again.returncode == 0 and "session: aab222" in again.stderr
-    chat = run_cli(project, "chat", "--last", input="/exit\n", timeout=120)
+    chat = agentframe(project, "chat", "--last", input="/exit\n")
     assert chat.returncode == 0 and "session aab222" in chat.stdout, chat.stderr
     out = project / "export.jsonl"
     exported = agentframe(project, "sessions", "export", "-o", str(out))
@@ -142,7 +159,7 @@ def test_the_sync_facade_inside_an_event_loop_names_the_async_way(project: Path)
         capture_output=True,
         text=True,
         timeout=120,
-        env=cli_env(project),
+        env=cli_env(linked(project)),
     )
     assert done.returncode == 0, done.stderr
     assert "await Session(stack).run(prompt)" in done.stdout
