@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .assembly.catalog import AgentCatalog, find_agents
+    from .assembly.commands import CommandCatalog, find_commands
     from .assembly.config import (
         find_config_file,
         load_config,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from .assembly.facade import run
     from .assembly.plugins import PluginHost, cache_dir, data_dir
     from .assembly.stack import build_stack
+    from .contract.commands import CommandError, CommandScan, SlashCommand, UnknownCommandError
     from .contract.configtypes import Config, Limits, PartConfig
     from .contract.definition import AgentDefinition, Backoff
     from .contract.diagnosis import Diagnosis
@@ -179,6 +181,10 @@ _LAZY = {
     "MissingFieldError": ".contract.errors",
     "UnknownAgentError": ".contract.errors",
     "UnknownPartError": ".contract.errors",
+    "SlashCommand": ".contract.commands",
+    "CommandScan": ".contract.commands",
+    "CommandError": ".contract.commands",
+    "UnknownCommandError": ".contract.commands",
     # -- The loop, and the helpers parts share with it
     "ToolCallRecord": ".engine.toolbox",
     "run": ".assembly.facade",
@@ -235,6 +241,8 @@ _LAZY = {
     "build_stack": ".assembly.stack",
     "AgentCatalog": ".assembly.catalog",
     "find_agents": ".assembly.catalog",
+    "CommandCatalog": ".assembly.commands",
+    "find_commands": ".assembly.commands",
 }
 
 
@@ -310,6 +318,10 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "MissingFieldError",
     "UnknownAgentError",
     "UnknownPartError",
+    "SlashCommand",
+    "CommandScan",
+    "CommandError",
+    "UnknownCommandError",
     # -- The loop, and the helpers parts share with it
     "ToolCallRecord",
     "run",
@@ -366,4 +378,6 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "build_stack",
     "AgentCatalog",
     "find_agents",
+    "CommandCatalog",
+    "find_commands",
 ]

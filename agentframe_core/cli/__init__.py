@@ -26,6 +26,7 @@ KERNEL_COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("agentframe_core.cli.run:chat", "Chat with an agent, one session, in a REPL."),
     "sessions": ("agentframe_core.cli.sessions:sessions", "List, show, export and prune sessions."),
     "agents": ("agentframe_core.cli.agents:agents", "List, show and check agent definitions."),
+    "commands": ("agentframe_core.cli.slash:commands", "List and show slash commands (/name)."),
     "plugins": ("agentframe_core.cli.plugins:plugins", "List installed plugins and their parts."),
     "doctor": ("agentframe_core.cli.doctor:doctor", "Check the installation and the config."),
     "config": ("agentframe_core.cli.config:config", "Show, check or export the config schema."),

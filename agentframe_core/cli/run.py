@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ..contract.reports import CompactionReport
     from ..engine.session import RunResult, Session
     from ..engine.toolbox import ToolCallRecord
+    from .slash import ChatCommands, ChatStep
 
 log = logging.getLogger("agentframe.chat")
 
@@ -236,6 +237,7 @@ def run(
     """
     from ..assembly.facade import run as run_prompt
     from ..engine.session import Outcome
+    from .slash import expand_prompt
 
     streamed = False
 
@@ -248,11 +250,12 @@ def run(
     session_id = _pick_session(app, session_id, last)
     on_new_session = None if new else _notice_new_session
     with _json_errors(as_json):
+        text, agent = expand_prompt(app, " ".join(prompt), agent_name, Path.cwd())
         result = run_prompt(
-            " ".join(prompt),
+            text,
             config=app.config_path(),
             profile=app.profile,
-            agent=agent_name,
+            agent=agent,
             session_id=session_id,
             on_token=None if as_json else on_token,
             on_tool=None if as_json else _show_tool,
@@ -311,6 +314,7 @@ def chat(app: App, agent_name: str | None, session_id: str | None, last: bool) -
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
     Ctrl-D or /exit leaves."""
     from ..engine.session import Session
+    from .slash import ChatCommands
 
     cwd = Path.cwd()
     _announce_config(app)
@@ -321,13 +325,13 @@ def chat(app: App, agent_name: str | None, session_id: str | None, last: bool) -
     async def go() -> None:
         async with stack:
             session = Session(stack, session_id, agent=agent, cwd=cwd)
-            click.secho(f"session {session.id} — /exit to leave, Ctrl-C stops a run", dim=True)
-            await _repl(session)
+            click.secho(f"session {session.id} — /help for commands, /exit to leave", dim=True)
+            await _repl(session, ChatCommands(app, session))
 
     asyncio.run(go())
 
 
-async def _repl(session: Session) -> None:
+async def _repl(session: Session, slash: ChatCommands) -> None:
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     current: asyncio.Task[Any] | None = None
@@ -348,15 +352,13 @@ async def _repl(session: Session) -> None:
     while True:
         click.secho("you> ", fg="green", bold=True, nl=False)
         line = await lines.get()
-        if line is None or line.strip() in ("/exit", "/quit"):
+        step = await _chat_step(slash, line)
+        if step is None or step.leave:
             click.echo()
             return
-        if not line.strip():
+        if step.prompt is None:
             continue
-        problem = utf8_problem(line)
-        if problem:
-            warn(f"line ignored: {problem}")
-            continue
+        line, session = step.prompt, slash.session
         streamed = False
 
         def on_token(token: str) -> None:
@@ -386,7 +388,29 @@ async def _repl(session: Session) -> None:
             continue
         finally:
             current = None
+            slash.after_run()
         _report(result, streamed, session.stack.config)
+
+
+async def _chat_step(slash: ChatCommands, line: str | None) -> ChatStep | None:
+    """None at the end of input; else what the line asks for: a built-in (`/help`), a
+    command's prompt, the line itself, or nothing (blank, not UTF-8, an unknown `/x`)."""
+    from .slash import ChatStep
+
+    if line is None:
+        return None
+    if not line.strip():
+        return ChatStep()
+    problem = utf8_problem(line)
+    if problem:
+        warn(f"line ignored: {problem}")
+        return ChatStep()
+    try:
+        step = await slash.handle(line.strip())
+    except AgentframeError as err:  # a command that cannot expand: said, the chat goes on
+        click.secho(f"error: {err}", fg="red", err=True)
+        return ChatStep()
+    return step or ChatStep(prompt=line)
 
 
 def _turn_failed(err: Exception, streamed: bool) -> bool:
