@@ -247,7 +247,6 @@ def run(
         click.echo(token, nl=False)
 
     _announce_config(app)
-    session_id = _pick_session(app, session_id, last)
     on_new_session = None if new else _notice_new_session
     with _json_errors(as_json):
         text, agent = expand_prompt(app, " ".join(prompt), agent_name, Path.cwd())
@@ -256,7 +255,7 @@ def run(
             config=app.config_path(),
             profile=app.profile,
             agent=agent,
-            session_id=session_id,
+            session_id=_pick_session(app, session_id, last),
             on_token=None if as_json else on_token,
             on_tool=None if as_json else _show_tool,
             on_compaction=None if as_json else _show_compaction,
