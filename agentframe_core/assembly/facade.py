@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..contract.definition import AgentDefinition
+from ..contract.errors import EventLoopRunningError
 from ..contract.protocols import Stack
 from ..contract.questions import QuestionCallback
 from ..engine.session import (
@@ -48,7 +49,9 @@ def run(
     `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default). `on_new_session` is
     called with `session_id` when the store has no such session yet (a typo, or a new one);
     `on_question` answers the questions parts ask (none: they are declined). `agent` is an
-    agent's name, or a definition already found (a slash command's)."""
+    agent's name, or a definition already found (a slash command's). Raises
+    EventLoopRunningError where an event loop runs (async code awaits `Session.run`)."""
+    _refuse_running_loop()
     from .catalog import find_agents
     from .config import find_config_file, load_config
     from .plugins import PluginHost
@@ -77,6 +80,20 @@ def run(
             )
 
     return asyncio.run(go())
+
+
+def _refuse_running_loop() -> None:
+    """Fail before any work (no stack built, no coroutine left never awaited) when called
+    from async code: `asyncio.run` cannot start a loop inside a running one."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise EventLoopRunningError(
+        "agentframe_core.run() is synchronous and was called inside a running event loop; "
+        "from async code, build the stack and `await Session(stack).run(prompt)` instead "
+        "(docs/api.md: Session)"
+    )
 
 
 async def _tell_if_new(stack: Stack, session_id: str, tell: Callable[[str], object]) -> None:

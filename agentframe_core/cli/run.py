@@ -32,6 +32,7 @@ from .asking import TerminalAsker, stdin_lines
 log = logging.getLogger("agentframe.cli")
 
 if TYPE_CHECKING:
+    from ..contract.configtypes import Config
     from ..contract.definition import AgentDefinition
     from ..contract.reports import CompactionReport
     from ..engine.session import RunResult, Session
@@ -101,7 +102,7 @@ def _show_event(kind: str, data: dict[str, Any]) -> None:
     )
 
 
-def result_json(result: RunResult) -> dict[str, Any]:
+def result_json(result: RunResult, config: Config | None = None) -> dict[str, Any]:
     """`agentframe run --json`: how the run ended, its reply, tool calls, tokens, compactions."""
     usage = result.usage
     return {
@@ -109,6 +110,12 @@ def result_json(result: RunResult) -> dict[str, Any]:
         "run_id": result.run_id,
         "outcome": result.outcome.value,
         "reply": result.reply,
+        "truncated": _cut(result, config),
+        "over_budget": (
+            dict(zip(("prompt_tokens", "budget_tokens"), result.over_budget, strict=True))
+            if result.over_budget
+            else None
+        ),
         "turns": result.turns,
         "coalesced": result.coalesced,
         "tool_calls": [
@@ -135,13 +142,40 @@ def result_json(result: RunResult) -> dict[str, Any]:
     }
 
 
-def _report(result: RunResult, streamed: bool) -> None:
+def _cut(result: RunResult, config: Config | None) -> dict[str, Any] | None:
+    """The token limit the last reply was cut at: its tokens, the adapter's `max_tokens`
+    (the setting to raise) when it has one, and whether it is set."""
+    if result.cut_tokens is None:
+        return None
+    options = config.adapter.options if config is not None else None
+    fields = getattr(type(options), "model_fields", {})
+    setting = f"{config.adapter.path}.max_tokens" if config and "max_tokens" in fields else None
+    limit = getattr(options, "max_tokens", None) if setting else None
+    return {"tokens": result.cut_tokens, "limit": limit, "setting": setting}
+
+
+def _cut_message(cut: dict[str, Any], config: Config | None) -> str:
+    where = f" in {config.adapter.file}" if config and config.adapter.file else ""
+    counted = f" after {cut['tokens']} tokens" if cut["tokens"] else ""
+    if cut["setting"] and cut["limit"]:
+        how = f"the limit is {cut['limit']} tokens: raise `{cut['setting']}`{where}"
+    elif cut["setting"]:
+        how = f"`{cut['setting']}` is not set, so the backend's own limit applies: set it{where}"
+    else:
+        how = "raise the adapter's reply token limit"
+    return f"the reply was cut at the model's token limit{counted} ({how})"
+
+
+def _report(result: RunResult, streamed: bool, config: Config | None = None) -> None:
     if not streamed and result.reply:
         click.echo(result.reply)
     elif streamed:
         click.echo()
     from ..engine.session import Outcome
 
+    cut = _cut(result, config)
+    if cut is not None:
+        warn(_cut_message(cut, config))
     if result.outcome is not Outcome.COMPLETED and result.outcome is not Outcome.TERMINAL_TOOL:
         warn(f"stopped: {result.outcome.value} after {result.turns} model call(s)")
 
@@ -162,6 +196,20 @@ _session_option = click.option(
     callback=utf8_argument,
     help="Continue this session.",
 )
+_last_option = click.option(
+    "--last", is_flag=True, help="Continue the most recently updated session of the store."
+)
+
+
+def _pick_session(app: App, session_id: str | None, last: bool) -> str | None:
+    """--session, or with --last the store's most recently updated session."""
+    if not last:
+        return session_id
+    if session_id is not None:
+        raise click.UsageError("give --session or --last, not both")
+    from .sessions import last_session
+
+    return last_session(app)
 
 
 _show_prompt_option = click.option(
@@ -188,6 +236,7 @@ def _show_prompts() -> None:
 @click.argument("prompt", nargs=-1, required=True, callback=utf8_argument)
 @_agent_option
 @_session_option
+@_last_option
 @click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
 @_show_prompt_option
@@ -197,6 +246,7 @@ def run(
     prompt: tuple[str, ...],
     agent_name: str | None,
     session_id: str | None,
+    last: bool,
     new: bool,
     as_json: bool,
     show_prompt: bool,
@@ -229,7 +279,7 @@ def run(
             config=app.config_path(),
             profile=app.profile,
             agent=agent,
-            session_id=session_id,
+            session_id=_pick_session(app, session_id, last),
             on_token=None if as_json else on_token,
             on_tool=None if as_json else _show_tool,
             on_compaction=None if as_json else _show_compaction,
@@ -237,10 +287,11 @@ def run(
             on_new_session=None if new else _notice_new_session,
             on_question=TerminalAsker(stdin_lines()) if sys.stdin.isatty() else None,
         )
+    config = app.config()
     if as_json:
-        emit_json(result_json(result))
+        emit_json(result_json(result, config))
     else:
-        _report(result, streamed)
+        _report(result, streamed, config)
         click.secho(f"session: {result.session_id}", dim=True, err=True)
     if result.outcome not in (Outcome.COMPLETED, Outcome.TERMINAL_TOOL):
         sys.exit(1)
@@ -280,9 +331,12 @@ def _json_errors(as_json: bool) -> Iterator[None]:
 @click.command()
 @_agent_option
 @_session_option
+@_last_option
 @_show_prompt_option
 @pass_app
-def chat(app: App, agent_name: str | None, session_id: str | None, show_prompt: bool) -> None:
+def chat(
+    app: App, agent_name: str | None, session_id: str | None, last: bool, show_prompt: bool
+) -> None:
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
     Ctrl-D or /exit leaves."""
     from ..engine.session import Session
@@ -293,6 +347,7 @@ def chat(app: App, agent_name: str | None, session_id: str | None, show_prompt: 
 
     cwd = Path.cwd()
     _announce_config(app)
+    session_id = _pick_session(app, session_id, last)
     agent = _agent(app, agent_name, cwd)
     stack = app.stack()
 
@@ -363,7 +418,7 @@ async def _repl(session: Session, slash: ChatCommands) -> None:
         finally:
             current = None
             slash.after_run()
-        _report(result, streamed)
+        _report(result, streamed, session.stack.config)
 
 
 async def _chat_step(slash: ChatCommands, line: str | None) -> ChatStep | None:

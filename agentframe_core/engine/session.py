@@ -29,12 +29,13 @@ from ..contract.definition import AgentDefinition
 from ..contract.errors import AgentframeError
 from ..contract.llm import Completion, CompletionRequest, Usage
 from ..contract.model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
-from ..contract.protocols import ExportableStore, RunContext, Stack, Store
+from ..contract.protocols import BudgetedBuilder, ExportableStore, RunContext, Stack, Store
 from ..contract.questions import QuestionCallback
 from ..contract.reports import CompactionReport, RetrievalReport
 from ..contract.tools import ToolResult
 from ..support.turnlease import SessionDeletedError, hold_turn, new_holder, reply_to
 from . import telemetry
+from .budget import estimated_tokens, over_budget_message
 from .calling import ModelReply, ToolCalling, tool_calling
 from .guards import RepeatGuard, RequirementReminder, note
 from .render import DROPPED_NOTIFICATIONS
@@ -60,6 +61,7 @@ class Outcome(StrEnum):
     PARSE_ERRORS = "parse_errors"  # a text-tools model kept sending malformed JSON
     REQUIREMENT_UNMET = "requirement_unmet"  # the agent's required tool was never called
     UNABLE = "unable"  # the model said it cannot do the task (report_inability); reply: why
+    TRUNCATED = "truncated"  # the model's tool call kept being cut at its token limit
 
 
 @dataclass(slots=True)
@@ -83,6 +85,12 @@ class RunResult:
     coalesced: bool = False
     #: This run's id (on its trace spans as `agentframe.run.id`).
     run_id: str = ""
+    #: The tokens of the last reply when the model stopped it at its token limit (finish
+    #: reason "length"; 0 when the backend did not count them), else None.
+    cut_tokens: int | None = None
+    #: (prompt tokens, budget) of the first prompt of this run over the context builder's
+    #: budget (a `BudgetedBuilder` that could not make it fit), else None.
+    over_budget: tuple[int, int] | None = None
     _last_usage: Usage = field(default_factory=Usage, repr=False)
     _last_messages: list[Message] = field(default_factory=list, repr=False)
 
@@ -290,6 +298,8 @@ class Session:
         messages = await self._context(run)
         completion = await self._call_model(run, messages)
         reply = run.calling.read(completion)
+        cut = completion.finish_reason == "length"
+        run.result.cut_tokens = completion.usage.completion_tokens if cut else None
         if reply.error is not None:
             await self._unusable_reply(run, reply, completion)
             return
@@ -337,7 +347,24 @@ class Session:
         log_reply(completion, result.turns)
         result.usage += completion.usage
         result._last_usage, result._last_messages = completion.usage, messages
+        await self._check_budget(run, request, completion)
         return completion
+
+    async def _check_budget(
+        self, run: _Run, request: CompletionRequest, completion: Completion
+    ) -> None:
+        """Warn, once a run, when the prompt was over the context builder's budget (what the
+        backend counted, else an estimate): the builder could not make it fit."""
+        builder = self.stack.context
+        if run.result.over_budget is not None or not isinstance(builder, BudgetedBuilder):
+            return
+        budget = await builder.budget(run.ctx)
+        texts = (m.content for m in request.messages)
+        sent = completion.usage.prompt_tokens or estimated_tokens(texts, request.tools)
+        if sent > budget:
+            run.result.over_budget = (sent, budget)
+            name = repr(self.stack.config.context.name) if self.stack.config else "in use"
+            log.warning("%s", over_budget_message(sent, budget, name, "the prompt took"))
 
     async def _stream(self, request: CompletionRequest, show: TokenCallback) -> Completion:
         adapter = self.stack.adapter
@@ -354,17 +381,28 @@ class Session:
         return final
 
     async def _unusable_reply(self, run: _Run, reply: ModelReply, completion: Completion) -> None:
-        """A text tool call that could not be parsed: ask again, a bounded number of times."""
+        """A text tool call that could not be parsed: ask again, a bounded number of times.
+        A reply cut at the token limit ends as TRUNCATED, without the broken text as reply."""
+        cut = run.result.cut_tokens is not None
         if run.parse_errors >= self.stack.limits.max_parse_errors:
-            run.finish(Outcome.PARSE_ERRORS, reply.content)
+            if cut:
+                run.finish(Outcome.TRUNCATED, "")
+            else:
+                run.finish(Outcome.PARSE_ERRORS, reply.content)
             return
         run.parse_errors += 1
         await self._persist_reply(reply.content, (), completion, run.boundary, tag="parse-error")
+        why = (
+            "was cut at the token limit before it ended"
+            if cut
+            else f"could not be used: {reply.error}"
+        )
         await self.stack.store.append(
             self.id,
             note(
-                f"Your last reply could not be used: {reply.error}. Reply with "
-                'one JSON object {"tool": "<name>", "args": {...}}, or in plain text.',
+                f"Your last reply {why}. Reply with "
+                'one JSON object {"tool": "<name>", "args": {...}}, or in plain text'
+                + (", and keep it short." if cut else "."),
                 "parse-error",
             ),
         )
