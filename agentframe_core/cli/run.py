@@ -259,7 +259,6 @@ def run(
     (max turns, repetition, ...), 2 on a config error, 130 when interrupted (Ctrl-C).
     """
     from ..assembly.facade import run as run_prompt
-    from ..engine.session import Outcome
     from .slash import expand_prompt
 
     streamed = False
@@ -287,6 +286,14 @@ def run(
             on_new_session=None if new else _notice_new_session,
             on_question=TerminalAsker(stdin_lines()) if sys.stdin.isatty() else None,
         )
+    _finish(app, result, streamed, as_json)
+
+
+def _finish(app: App, result: RunResult, streamed: bool, as_json: bool) -> None:
+    """Print the result (text, or one JSON object); exit 1 when the run failed or stopped
+    early."""
+    from ..engine.session import Outcome
+
     config = app.config()
     if as_json:
         emit_json(result_json(result, config))
