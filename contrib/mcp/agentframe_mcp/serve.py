@@ -69,6 +69,7 @@ class AgentServer:
             finally:
                 await self.stack.aclose()
 
+        install_log_bridge()
         with warnings.catch_warnings():  # logging is deprecated only from 2026-07-28 on
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             return Server(
@@ -239,7 +240,6 @@ def serve_agents(
     catalog = find_agents(app.host, config, cwd)
     agents = [catalog.get(name) for name in names] if names else catalog.definitions
     server = AgentServer(app.stack(), agents, cwd, max_depth).server()
-    install_log_bridge()
     if port is None:
         asyncio.run(_stdio(server))
     else:
