@@ -3,7 +3,8 @@
 Each selected agent is a tool `{task}` -> its answer, run on the configured stack. Each call is
 a new session in the store; the result's `_meta["agentframe"]` holds the session id, outcome,
 turns and token usage. While it runs, the client hears progress and log messages
-(`serve_reports`); cancelling the request cancels the run. Each agent is also a prompt (its
+(`serve_reports`); cancelling the request cancels the run; the agent's own questions go to
+the client as elicitation (`serve_questions`). Each agent is also a prompt (its
 instructions and the task, for the client's own model), and the store's sessions are
 resources (`serve_resources`).
 """
@@ -30,6 +31,7 @@ from agentframe_core import AgentDefinition, Outcome, RunResult, Session, Stack,
 from agentframe_core.cli import App
 
 from . import depth
+from .serve_questions import questions_for
 from .serve_reports import CallReport, LogLevels, install_log_bridge, reporting_stack
 from .serve_resources import ServedResources
 
@@ -128,7 +130,11 @@ class AgentServer:
             async with report.sending():
                 report.log("info", f"{agent.name}: started session {session.id}")
                 with depth.serving(level):
-                    result = await session.run(task, on_tool=report.tool)
+                    result = await session.run(
+                        task,
+                        on_tool=report.tool,
+                        on_question=questions_for(ctx.session, ctx.request_id),
+                    )
                 report.log(
                     "info", f"{agent.name}: {result.outcome.value} in {result.turns} turn(s)"
                 )

@@ -20,6 +20,8 @@ from agentframe_core import (
     AgentDefinition,
     FunctionToolset,
     MemoryStore,
+    Question,
+    RunContext,
     Stack,
     VerbatimBuilder,
 )
@@ -30,6 +32,7 @@ HELPER = AgentDefinition(
 )
 ADD = {"content": "", "tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}, "id": "c1"}]}
 CAREFUL = {"content": "", "tool_calls": [{"name": "careful", "arguments": {}, "id": "c3"}]}
+CONFIRM = {"content": "", "tool_calls": [{"name": "confirm", "arguments": {}, "id": "c4"}]}
 SLOW = {"content": "", "tool_calls": [{"name": "wait", "arguments": {}, "id": "c2"}]}
 
 started = asyncio.Event()
@@ -44,6 +47,13 @@ async def careful() -> str:
     """Log a warning that holds a secret."""
     logging.getLogger("agentframe.tools").warning("careful: Authorization: Bearer sk-abcdef1234")
     return "ok"
+
+
+async def confirm(ctx: RunContext) -> str:
+    """Ask the person for a name."""
+    form = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    answer = await ctx.ask(Question("Which name?", form, source="tests"))
+    return json.dumps([answer.action, answer.content, answer.reason])
 
 
 async def wait() -> str:
@@ -64,7 +74,7 @@ def serve(tmp_path: Path) -> Serve:
             adapter=ScriptedAdapter(list(replies)),
             store=store,
             context=VerbatimBuilder(),
-            tools=[FunctionToolset([add, careful, wait])],
+            tools=[FunctionToolset([add, careful, confirm, wait])],
         )
         return AgentServer(stack, [HELPER], tmp_path), store
 
@@ -215,3 +225,48 @@ async def test_server_info_names_the_package_version(serve: Serve) -> None:
             version("agentframe-mcp"),
         )
         assert version("agentframe-mcp") == "0.2.0"
+
+
+async def answered(store: MemoryStore, session_id: str) -> list[Any]:
+    entries = await store.context(session_id)
+    (result,) = [e for e in entries if e.kind.value == "tool_result"]
+    return list(json.loads(result.content))
+
+
+async def test_an_agents_question_reaches_the_client_as_elicitation(serve: Serve) -> None:
+    asked: list[tuple[str, dict[str, Any]]] = []
+    reply: dict[str, Any] = {"name": "Ada"}
+
+    async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestFormParams)
+        asked.append((params.message, params.requested_schema))
+        return types.ElicitResult(action="accept", content=reply)
+
+    server, store = serve(CONFIRM, "Named.", CONFIRM, "Named.")
+    async with Client(server.server(), mode="legacy", elicitation_callback=on_elicit) as client:
+        first = await client.call_tool("helper", {"task": "name it"})
+        reply = {"name": 7}  # does not fit the form
+        second = await client.call_tool("helper", {"task": "name it again"})
+    assert first.meta and second.meta
+    assert asked[0][0] == "[tests] Which name?"
+    assert asked[0][1]["required"] == ["name"]
+    assert await answered(store, first.meta["agentframe"]["session_id"]) == [
+        "accept",
+        {"name": "Ada"},
+        "",
+    ]
+    action, content, reason = await answered(store, second.meta["agentframe"]["session_id"])
+    assert (action, content) == ("cancel", None)
+    assert reason.startswith("the answer does not fit the form: 7 is not of type 'string'")
+
+
+async def test_a_client_without_elicitation_has_the_question_declined_saying_why(
+    serve: Serve,
+) -> None:
+    server, store = serve(CONFIRM, "Not named.")
+    async with Client(server.server(), mode="legacy") as client:
+        done = await client.call_tool("helper", {"task": "name it"})
+    assert done.meta
+    action, content, reason = await answered(store, done.meta["agentframe"]["session_id"])
+    assert (action, content) == ("decline", None)
+    assert "declared no form elicitation capability" in reason
