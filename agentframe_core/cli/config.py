@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import click
 import yaml
@@ -46,6 +47,8 @@ def check(app: App, as_json: bool) -> None:
     from ..support.redact import redact_text
 
     path = app.config_path()
+    noticed = _Warnings()  # a part that works, but not wholly (an MCP server that cannot start)
+    logging.getLogger("agentframe").addHandler(noticed)
     try:
         cfg = app.config()
         clashes = asyncio.run(tool_name_clashes(cfg))
@@ -70,6 +73,8 @@ def check(app: App, as_json: bool) -> None:
             )
             raise SystemExit(2) from None
         raise
+    finally:
+        logging.getLogger("agentframe").removeHandler(noticed)
     parts = {
         "adapter": cfg.adapter.name,
         "store": cfg.store.name,
@@ -77,12 +82,27 @@ def check(app: App, as_json: bool) -> None:
         "retrievers": [p.name for p in cfg.retrievers],
         "tools": [p.name for p in cfg.tools],
     }
+    warnings = [redact_text(message) for message in noticed.messages]
     if as_json:
-        emit_json({"ok": True, "file": str(path) if path else None, "parts": parts})
+        file = str(path) if path else None
+        emit_json({"ok": True, "file": file, "parts": parts, "warnings": warnings})
     else:
         click.secho(f"ok: {path or 'embedded default'}", fg="green")
         for key, value in parts.items():
             click.echo(f"  {key}: {value}")
+        for message in warnings:
+            click.secho(f"  warning: {message}", fg="yellow")
+
+
+class _Warnings(logging.Handler):
+    """The warnings agentframe's parts log while the check builds them and lists tools."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
 
 
 @config.command()

@@ -18,7 +18,7 @@ def check_servers(config: Config) -> list[Diagnosis] | None:
     if not any(part.name == "mcp" for part in config.tools):
         return None
     try:
-        toolsets = configured_toolsets(config.tools)
+        toolsets = configured_toolsets(config.tools, config.file)
     except McpConfigError as err:
         return [Diagnosis("mcp config", False, str(err), "fix the file or field named above")]
     return asyncio.run(_start_all(toolsets))
@@ -27,12 +27,14 @@ def check_servers(config: Config) -> list[Diagnosis] | None:
 async def _start_all(toolsets: list[McpToolset]) -> list[Diagnosis]:
     found: list[Diagnosis] = []
     try:
-        await asyncio.gather(*(toolset.start() for toolset in toolsets))
+        await asyncio.gather(*(toolset.offered() for toolset in toolsets))
         for toolset in toolsets:
+            offered = {row["server"]: len(row["tools"]) for row in toolset.status()}
             for name, connection in toolset.connections.items():
                 label = f"mcp server {name}"
                 if connection.state is State.READY:
-                    found.append(Diagnosis(label, True, f"{len(connection.tools)} tool(s)"))
+                    # the tools a model is offered: allow_tools/deny_tools applied
+                    found.append(Diagnosis(label, True, f"{offered[name]} tool(s)"))
                 else:
                     found.append(
                         Diagnosis(
