@@ -31,7 +31,7 @@ from agentframe_core import AgentDefinition, Outcome, RunResult, Session, Stack,
 from agentframe_core.cli import App
 
 from . import depth
-from .serve_questions import questions_for
+from .serve_questions import QuestionAsker
 from .serve_reports import CallReport, LogLevels, install_log_bridge, reporting_stack
 from .serve_resources import ServedResources
 
@@ -133,7 +133,7 @@ class AgentServer:
                     result = await session.run(
                         task,
                         on_tool=report.tool,
-                        on_question=questions_for(ctx.session, ctx.request_id),
+                        on_question=QuestionAsker(ctx.session, ctx.request_id),
                     )
                 report.log(
                     "info", f"{agent.name}: {result.outcome.value} in {result.turns} turn(s)"

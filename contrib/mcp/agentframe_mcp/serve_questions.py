@@ -16,7 +16,7 @@ from mcp.server.session import ServerSession
 
 from agentframe_core import Answer, Question
 
-__all__ = ["ASK_TIMEOUT", "questions_for"]
+__all__ = ["ASK_TIMEOUT", "QuestionAsker"]
 
 log = logging.getLogger("agentframe.mcp.serve")
 
@@ -28,12 +28,9 @@ CANNOT_ASK = (
 _CONFIRMATION: dict[str, object] = {"type": "object", "properties": {}}
 
 
-def questions_for(session: ServerSession, request_id: types.RequestId | None) -> QuestionAsker:
-    """The run's `on_question` for one `tools/call`."""
-    return QuestionAsker(session, request_id)
-
-
 class QuestionAsker:
+    """The run's `on_question` for one `tools/call`: asks on that call's stream."""
+
     def __init__(self, session: ServerSession, request_id: types.RequestId | None) -> None:
         self.session, self.request_id = session, request_id
 

@@ -26,6 +26,7 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from agentframe_core import (
+    Capabilities,
     Completion,
     CompletionRequest,
     LLMAdapter,
@@ -208,7 +209,7 @@ class _TurnReporting:
         self.adapter, self.report, self.turns = adapter, report, 0
 
     @property
-    def capabilities(self) -> Any:
+    def capabilities(self) -> Capabilities:
         return self.adapter.capabilities
 
     def _started(self) -> None:

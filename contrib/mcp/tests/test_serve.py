@@ -90,23 +90,29 @@ def wait_listening(process: subprocess.Popen[bytes], port: int) -> None:
     raise AssertionError(f"nothing listens on port {port} after 30 s")
 
 
-@pytest.fixture
-def http_server(served: Path) -> Iterator[str]:
-    process, url = serve_http(served, "-a", "helper")
+@pytest.fixture(scope="module")
+def http_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_project(tmp_path_factory.mktemp("served-http"))
+
+
+@pytest.fixture(scope="module")
+def http_server(http_project: Path) -> Iterator[str]:
+    """One `mcp serve --http` for the module's tests (each call is a session of its own)."""
+    process, url = serve_http(http_project, "-a", "helper")
     try:
         yield url
     finally:
         stop(process)
 
 
-async def test_serve_over_streamable_http(http_server: str, served: Path) -> None:
+async def test_serve_over_streamable_http(http_server: str, http_project: Path) -> None:
     from mcp.client.streamable_http import streamable_http_client
 
     async with (
         streamable_http_client(http_server) as (read, write),
         ClientSession(read, write) as session,
     ):
-        await check_agents(session, served)
+        await check_agents(session, http_project)
 
 
 async def test_use_mcp_reaches_an_http_server_agentframe_serving_its_agents(
