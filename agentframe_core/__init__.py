@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .assembly.catalog import AgentCatalog, find_agents
+    from .assembly.commands import CommandCatalog, find_commands
     from .assembly.config import (
         find_config_file,
         load_config,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from .assembly.facade import run
     from .assembly.plugins import PluginHost, cache_dir, data_dir
     from .assembly.stack import build_stack
+    from .contract.commands import CommandError, CommandScan, SlashCommand, UnknownCommandError
     from .contract.configtypes import Config, Limits, PartConfig
     from .contract.definition import AgentDefinition, Backoff
     from .contract.diagnosis import Diagnosis
@@ -93,6 +95,7 @@ if TYPE_CHECKING:
     from .engine.prompt import assemble_system_prompt
     from .engine.render import Renderer, head_tail
     from .engine.session import Outcome, RunResult, Session
+    from .engine.telemetry import on_telemetry
     from .engine.texttools import strip_fence, textualize
     from .engine.toolbox import ToolCallRecord
     from .parts.memorystore import MemoryStore
@@ -175,6 +178,10 @@ _LAZY = {
     "MissingFieldError": ".contract.errors",
     "UnknownAgentError": ".contract.errors",
     "UnknownPartError": ".contract.errors",
+    "SlashCommand": ".contract.commands",
+    "CommandScan": ".contract.commands",
+    "CommandError": ".contract.commands",
+    "UnknownCommandError": ".contract.commands",
     # -- The loop, and the helpers parts share with it
     "ToolCallRecord": ".engine.toolbox",
     "run": ".assembly.facade",
@@ -218,6 +225,7 @@ _LAZY = {
     "Outcome": ".engine.session",
     "RunResult": ".engine.session",
     "Session": ".engine.session",
+    "on_telemetry": ".engine.telemetry",
     # -- Configuration and assembly
     "find_config_file": ".assembly.config",
     "load_config": ".assembly.config",
@@ -231,6 +239,8 @@ _LAZY = {
     "build_stack": ".assembly.stack",
     "AgentCatalog": ".assembly.catalog",
     "find_agents": ".assembly.catalog",
+    "CommandCatalog": ".assembly.commands",
+    "find_commands": ".assembly.commands",
 }
 
 
@@ -304,6 +314,10 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "MissingFieldError",
     "UnknownAgentError",
     "UnknownPartError",
+    "SlashCommand",
+    "CommandScan",
+    "CommandError",
+    "UnknownCommandError",
     # -- The loop, and the helpers parts share with it
     "ToolCallRecord",
     "run",
@@ -347,6 +361,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "Outcome",
     "RunResult",
     "Session",
+    "on_telemetry",
     # -- Configuration and assembly
     "find_config_file",
     "load_config",
@@ -360,4 +375,6 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "build_stack",
     "AgentCatalog",
     "find_agents",
+    "CommandCatalog",
+    "find_commands",
 ]

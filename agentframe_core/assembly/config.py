@@ -52,6 +52,9 @@ TOP_LEVEL_KEYS = {point.kind.value for point in STACK_POINTS} | {
     "profiles",
     "profile",
     "serve",  # agentframe-serve's block (it validates it: `agentframe serve`)
+    # tracing: the kernel reads `enabled` and `capture_content` (engine/telemetry.py);
+    # agentframe-otel validates the rest (exporters, the local trace store)
+    "telemetry",
 }
 
 

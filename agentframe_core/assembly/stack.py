@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..contract.extensions import STACK_POINTS
 from ..contract.protocols import Stack
+from ..engine.telemetry import stack_built
 
 if TYPE_CHECKING:
     from ..contract.configtypes import Config
@@ -20,6 +21,7 @@ def build_stack(config: Config, host: PluginHost) -> Stack:
     """Instantiate every part the config selects (agent loaders are not part of a stack:
     they are consulted once, when a session picks its agent)."""
     host.load_runtime_hooks()
+    stack_built(config)  # a telemetry plugin sets up its providers before the first span
     parts: dict[str, Any] = {}
     for point in STACK_POINTS:
         chosen = getattr(config, point.kind.value)

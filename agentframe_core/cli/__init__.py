@@ -26,6 +26,7 @@ KERNEL_COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("agentframe_core.cli.run:chat", "Chat with an agent, one session, in a REPL."),
     "sessions": ("agentframe_core.cli.sessions:sessions", "List, show, export and prune sessions."),
     "agents": ("agentframe_core.cli.agents:agents", "List, show and check agent definitions."),
+    "commands": ("agentframe_core.cli.slash:commands", "List and show slash commands (/name)."),
     "plugins": ("agentframe_core.cli.plugins:plugins", "List installed plugins and their parts."),
     "doctor": ("agentframe_core.cli.doctor:doctor", "Check the installation and the config."),
     "config": ("agentframe_core.cli.config:config", "Show, check or export the config schema."),
@@ -116,7 +117,12 @@ def _plugin_command(ctx: click.Context, name: str) -> click.Command | None:
     envvar="AGENTFRAME_PROFILE",
     help="Profile of the config file to use.",
 )
-@click.option("-v", "--verbose", count=True, help="Log more (-vv for debug).")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="Log more (-vv: debug, with what each model call is sent; -vvv: plugin discovery).",
+)
 @click.version_option(package_name="agentframe", prog_name="agentframe")
 @click.pass_context
 def cli(ctx: click.Context, config_file: str | None, profile: str | None, verbose: int) -> None:

@@ -38,6 +38,8 @@ class App:
 
         level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
         logging.basicConfig(level=level, force=True)
+        for name in ("stevedore", "asyncio"):  # plugin discovery and the loop: only at -vvv
+            logging.getLogger(name).setLevel(logging.DEBUG if verbose > 2 else logging.WARNING)
         for handler in logging.getLogger().handlers:  # secrets never reach a log line
             handler.setFormatter(RedactingFormatter("%(levelname)s %(name)s: %(message)s"))
 

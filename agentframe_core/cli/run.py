@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..contract.reports import CompactionReport
     from ..engine.session import RunResult, Session
     from ..engine.toolbox import ToolCallRecord
+    from .slash import ChatCommands, ChatStep
 
 log = logging.getLogger("agentframe.chat")
 
@@ -105,6 +106,7 @@ def result_json(result: RunResult) -> dict[str, Any]:
     usage = result.usage
     return {
         "session_id": result.session_id,
+        "run_id": result.run_id,
         "outcome": result.outcome.value,
         "reply": result.reply,
         "turns": result.turns,
@@ -162,12 +164,33 @@ _session_option = click.option(
 )
 
 
+_show_prompt_option = click.option(
+    "--show-prompt",
+    is_flag=True,
+    help="Print (to stderr) every message and tool schema each model call is sent, with "
+    "token counts.",
+)
+
+
+def _show_prompts() -> None:
+    """Each model call's request on stderr, exactly as sent (secrets masked)."""
+    from ..engine.requestview import PROMPT_LOG
+    from ..support.redact import RedactingFormatter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(RedactingFormatter("%(message)s"))
+    PROMPT_LOG.addHandler(handler)
+    PROMPT_LOG.setLevel(logging.DEBUG)
+    PROMPT_LOG.propagate = False  # once, even with -vv
+
+
 @click.command()
 @click.argument("prompt", nargs=-1, required=True, callback=utf8_argument)
 @_agent_option
 @_session_option
 @click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
+@_show_prompt_option
 @pass_app
 def run(
     app: App,
@@ -176,6 +199,7 @@ def run(
     session_id: str | None,
     new: bool,
     as_json: bool,
+    show_prompt: bool,
 ) -> None:
     """Answer PROMPT to completion, streaming tokens and showing each tool call.
 
@@ -186,6 +210,7 @@ def run(
     """
     from ..assembly.facade import run as run_prompt
     from ..engine.session import Outcome
+    from .slash import expand_prompt
 
     streamed = False
 
@@ -195,13 +220,16 @@ def run(
         click.echo(token, nl=False)
 
     _announce_config(app)
+    if show_prompt:
+        _show_prompts()
     on_new_session = None if new else _notice_new_session
     with _json_errors(as_json):
+        text, agent = expand_prompt(app, " ".join(prompt), agent_name, Path.cwd())
         result = run_prompt(
-            " ".join(prompt),
+            text,
             config=app.config_path(),
             profile=app.profile,
-            agent=agent_name,
+            agent=agent,
             session_id=session_id,
             on_token=None if as_json else on_token,
             on_tool=None if as_json else _show_tool,
@@ -253,11 +281,16 @@ def _json_errors(as_json: bool) -> Iterator[None]:
 @click.command()
 @_agent_option
 @_session_option
+@_show_prompt_option
 @pass_app
-def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
+def chat(app: App, agent_name: str | None, session_id: str | None, show_prompt: bool) -> None:
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
     Ctrl-D or /exit leaves."""
     from ..engine.session import Session
+    from .slash import ChatCommands
+
+    if show_prompt:
+        _show_prompts()
 
     cwd = Path.cwd()
     _announce_config(app)
@@ -267,13 +300,13 @@ def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
     async def go() -> None:
         async with stack:
             session = Session(stack, session_id, agent=agent, cwd=cwd)
-            click.secho(f"session {session.id} — /exit to leave, Ctrl-C stops a run", dim=True)
-            await _repl(session)
+            click.secho(f"session {session.id} — /help for commands, /exit to leave", dim=True)
+            await _repl(session, ChatCommands(app, session))
 
     asyncio.run(go())
 
 
-async def _repl(session: Session) -> None:
+async def _repl(session: Session, slash: ChatCommands) -> None:
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     current: asyncio.Task[Any] | None = None
@@ -294,15 +327,13 @@ async def _repl(session: Session) -> None:
     while True:
         click.secho("you> ", fg="green", bold=True, nl=False)
         line = await lines.get()
-        if line is None or line.strip() in ("/exit", "/quit"):
+        step = await _chat_step(slash, line)
+        if step is None or step.leave:
             click.echo()
             return
-        if not line.strip():
+        if step.prompt is None:
             continue
-        problem = utf8_problem(line)
-        if problem:
-            warn(f"line ignored: {problem}")
-            continue
+        line, session = step.prompt, slash.session
         streamed = False
 
         def on_token(token: str) -> None:
@@ -332,7 +363,29 @@ async def _repl(session: Session) -> None:
             continue
         finally:
             current = None
+            slash.after_run()
         _report(result, streamed)
+
+
+async def _chat_step(slash: ChatCommands, line: str | None) -> ChatStep | None:
+    """None at the end of input; else what the line asks for: a built-in (`/help`), a
+    command's prompt, the line itself, or nothing (blank, not UTF-8, an unknown `/x`)."""
+    from .slash import ChatStep
+
+    if line is None:
+        return None
+    if not line.strip():
+        return ChatStep()
+    problem = utf8_problem(line)
+    if problem:
+        warn(f"line ignored: {problem}")
+        return ChatStep()
+    try:
+        step = await slash.handle(line.strip())
+    except AgentframeError as err:  # a command that cannot expand: said, the chat goes on
+        click.secho(f"error: {err}", fg="red", err=True)
+        return ChatStep()
+    return step or ChatStep(prompt=line)
 
 
 def _turn_failed(err: Exception, streamed: bool) -> bool:

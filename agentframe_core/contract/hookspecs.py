@@ -23,8 +23,11 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
 
+    from .commands import CommandScan
     from .configtypes import Config
     from .diagnosis import Diagnosis
     from .model import Entry
@@ -68,6 +71,13 @@ def agentframe_tool_dispatchers(register: Register) -> None:
 @hookspec
 def agentframe_agent_loaders(register: Register) -> None:
     """Register agent-definition loaders (`AgentLoader`); every registered loader is used."""
+
+
+@hookspec
+def agentframe_slash_commands(cwd: Path) -> CommandScan | None:
+    """Offer slash commands (`/review 42` in `run` and `chat`) visible from the working folder
+    `cwd`, with the files that could not be used. Every implementation is asked; a project's
+    command hides a user's of the same name, which hides a plugin's."""
 
 
 @hookspec

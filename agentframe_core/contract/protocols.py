@@ -335,6 +335,8 @@ class RunContext:
     #: applies it, so that its request begins as the run's own prompts do and the server's
     #: prompt cache serves that prefix.
     wire: Callable[[list[Message]], list[Message]] = field(default=list)
+    #: The run's id (`RunResult.run_id`, `agentframe.run.id` on its trace spans).
+    run_id: str = ""
     #: Who answers the run's questions (`ask`): the CLI at a terminal, a server's client;
     #: None when nobody can.
     on_question: QuestionCallback | None = None

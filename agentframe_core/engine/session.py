@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,9 +34,11 @@ from ..contract.questions import QuestionCallback
 from ..contract.reports import CompactionReport, RetrievalReport
 from ..contract.tools import ToolResult
 from ..support.turnlease import SessionDeletedError, hold_turn, new_holder, reply_to
+from . import telemetry
 from .calling import ModelReply, ToolCalling, tool_calling
 from .guards import RepeatGuard, RequirementReminder, note
 from .render import DROPPED_NOTIFICATIONS
+from .requestview import log_reply, log_request
 from .retrieval import place_retrieved, retrieved_context
 from .toolbox import Toolbox, ToolCallRecord
 
@@ -78,6 +81,8 @@ class RunResult:
     #: True when another run (another process) claimed and answered this run's message while
     #: this one waited for the turn: `reply` is that turn's answer, and `turns` is 0.
     coalesced: bool = False
+    #: This run's id (on its trace spans as `agentframe.run.id`).
+    run_id: str = ""
     _last_usage: Usage = field(default_factory=Usage, repr=False)
     _last_messages: list[Message] = field(default_factory=list, repr=False)
 
@@ -192,11 +197,16 @@ class Session:
         """
         message = await self.send(prompt) if prompt is not None else None
         ttl = self.stack.limits.turn_lease_seconds
-        async with hold_turn(self.stack.store, self.id, new_holder(), ttl):
+        run_id, agent_name = uuid.uuid4().hex, self.agent.name if self.agent else None
+        async with (
+            telemetry.run_span(self.stack, self.id, run_id, agent_name),
+            hold_turn(self.stack.store, self.id, new_holder(), ttl),
+        ):
             boundary = now_ns()
             claimed = await self._claim(boundary)
             answered = await self._answered_elsewhere(message) if message else None
             if answered is not None:
+                answered.run_id = run_id
                 return answered
             ctx = RunContext(
                 self.id,
@@ -205,6 +215,7 @@ class Session:
                 on_compaction=on_compaction,
                 on_event=on_event,
                 on_question=on_question,
+                run_id=run_id,
             )
             await self._drop_stale_notifications(ctx)
             run = await self._prepare(ctx, claimed, on_token, on_tool)
@@ -237,7 +248,8 @@ class Session:
         agent, limits = self.agent, self.stack.limits
         toolbox = await Toolbox.collect(self.stack.tools, ctx)
         calling = tool_calling(self.stack.adapter.capabilities, toolbox)
-        system = calling.system_prompt(await self._system_prompt(toolbox))
+        with telemetry.step_span(self.stack, "prompt", "prompt system"):
+            system = calling.system_prompt(await self._system_prompt(toolbox))
         retrieved = await self._retrieved(ctx) if self.stack.retrievers else ""
         ctx.wire = partial(_on_the_wire, calling, retrieved)
         return _Run(
@@ -255,6 +267,8 @@ class Session:
 
     def _report(self, run: _Run) -> RunResult:
         result = run.result
+        result.run_id = run.ctx.run_id
+        telemetry.run_ended(self.stack, result.outcome, result.usage, result.turns)
         result.compactions = run.ctx.compactions
         result.retrievals = run.ctx.retrievals
         assert self._session_usage is not None
@@ -292,7 +306,12 @@ class Session:
     async def _context(self, run: _Run) -> list[Message]:
         """The session as the model will read it: built, tool names on the wire, and
         flattened to text where tools are text."""
-        return run.ctx.wire(await self.stack.context.build(run.ctx, run.system))
+        with telemetry.step_span(self.stack, "prompt", "prompt context"):
+            compacted, started = len(run.ctx.compactions), time.time_ns()
+            messages = run.ctx.wire(await self.stack.context.build(run.ctx, run.system))
+            for report in run.ctx.compactions[compacted:]:
+                telemetry.compaction_span(self.stack, started, report)
+        return messages
 
     async def _call_model(self, run: _Run, messages: list[Message]) -> Completion:
         result, agent = run.result, self.agent
@@ -307,11 +326,15 @@ class Session:
             },
         )
         adapter = self.stack.adapter
-        if run.on_token is None or not adapter.capabilities.streaming:
-            completion = await adapter.complete(request)
-        else:  # streamed to `on_token`, through the strategy's filter
-            completion = await self._stream(request, run.calling.token_sink(run.on_token))
+        log_request(request, result.turns + 1)
+        with telemetry.chat_span(self.stack, request, run.ctx.run_id) as traced:
+            if run.on_token is None or not adapter.capabilities.streaming:
+                completion = await adapter.complete(request)
+            else:  # streamed to `on_token`, through the strategy's filter
+                completion = await self._stream(request, run.calling.token_sink(run.on_token))
+            traced.done(completion)
         result.turns += 1
+        log_reply(completion, result.turns)
         result.usage += completion.usage
         result._last_usage, result._last_messages = completion.usage, messages
         return completion

@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from agentframe_core import AgentDefinition, Stack
 
+from . import tracecontext
 from .a2a import A2A
 from .agui import agui_run
 from .chat import chat_completions
@@ -55,7 +56,8 @@ class _Answer:
         assert task is not None
         self.active.add(task)
         try:
-            await self._answer(scope, receive, send)
+            with tracecontext.continued(scope):
+                await self._answer(scope, receive, send)
         finally:
             self.active.discard(task)
 
