@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import operator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,21 +27,40 @@ log = logging.getLogger("agentframe.mcp")
 
 
 class McpToolset:
-    def __init__(self, options: McpOptions, cwd: Path | None = None) -> None:
-        self.options = options
-        servers = load_servers(options, cwd or Path.cwd())
-        self.connections = {
-            name: McpConnection(name, config, options) for name, config in servers.items()
-        }
+    def __init__(
+        self, options: McpOptions, cwd: Path | None = None, base: Path | None = None
+    ) -> None:
+        """`base`: the folder of the config file holding the inline `servers`, which their
+        relative paths mean (when None, the first run tells it: its stack's config file)."""
+        self.options, self._cwd, self._base = options, cwd or Path.cwd(), base
+        self.connections = self._connect()
         self._started = False
         self._start_lock = asyncio.Lock()
         self._routes: dict[str, tuple[McpConnection, str]] = {}
         self._memo: tuple[list[list[types.Tool]], list[Tool]] | None = None
 
-    async def start(self) -> None:
-        """Start every server that is not running, concurrently; failures are logged."""
+    def _connect(self) -> dict[str, McpConnection]:
+        servers = load_servers(self.options, self._cwd, self._base)
+        return {name: McpConnection(name, config, self.options) for name, config in servers.items()}
+
+    def _learn_base(self, ctx: RunContext) -> None:
+        """Before any server started: the inline servers' paths against the run's config."""
+        config = ctx.stack.config
+        if self._started or self._base is not None or config is None or config.file is None:
+            return
+        self._base = config.file.resolve().parent
+        if self.options.servers:
+            self.connections = self._connect()
+
+    async def start(self, needed: Callable[[str], bool] | None = None) -> None:
+        """Start every server (or those `needed` names) that is not running, concurrently;
+        failures are logged."""
         async with self._start_lock:
-            waits = [self._try_start(c) for c in self.connections.values()]
+            waits = [
+                self._try_start(c)
+                for name, c in self.connections.items()
+                if needed is None or needed(name)
+            ]
             await asyncio.gather(*waits)
             self._started = True
 
@@ -55,12 +75,22 @@ class McpToolset:
             log.warning("%s", err)
 
     async def tools(self, ctx: RunContext) -> list[Tool]:
-        return await self.offered()
+        """The servers the run's agent may use a tool of are started; an agent whose `tools`
+        name none of a server's (`mcp_{server}_...`) never starts it."""
+        self._learn_base(ctx)
+        agent = ctx.agent
+        if agent is None or agent.tools is None:
+            return await self.offered()
+        prefixes = {name: exposed_name(name, "") for name in self.connections}
+        allowed = [tool for tool in agent.tools if agent.allows(tool)]
+        return await self.offered(
+            lambda name: any(tool.startswith(prefixes[name]) for tool in allowed)
+        )
 
-    async def offered(self) -> list[Tool]:
+    async def offered(self, needed: Callable[[str], bool] | None = None) -> list[Tool]:
         """The tools of every running server, allowed and named for the model. The same Tool
         objects while no list changed, so the loop's schema validators and prompt stay cached."""
-        await self.start()
+        await self.start(needed)
         ready = [c for c in self.connections.values() if c.state is State.READY]
         lists = [c.tools for c in ready]
         memo = self._memo
