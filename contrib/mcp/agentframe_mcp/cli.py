@@ -120,6 +120,12 @@ async def _call_one(connection: McpConnection, tool: str, arguments: dict[str, A
         await connection.aclose()
 
 
+from .login import login, logout  # noqa: E402  (they use this group's helpers)
+
+mcp.add_command(login)
+mcp.add_command(logout)
+
+
 @mcp.command("serve")
 @click.option("--agent", "-a", "agents", multiple=True, metavar="NAME", help="Agents to offer.")
 @click.option("--http", "port", type=click.IntRange(0, 65535), help="Streamable HTTP on PORT.")

@@ -19,12 +19,14 @@ import anyio
 from mcp import ClientSession, MCPError, types
 from mcp.client.stdio import get_default_environment
 
-from agentframe_core import AgentframeError, ToolResult, redact_text
+from agentframe_core import AgentframeError, RunContext, ToolResult, redact_text
 
 from . import depth
+from .auth import LoginFlow, LoginRequiredError, make_auth
 from .content import to_tool_result
 from .http import MAX_REPLY, capped_client
 from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
+from .peer import Peer
 from .schemas import kept_tools
 from .screen import ListingScreen, TooManyToolsError
 from .stdio import StdioProcess, open_stdio
@@ -59,8 +61,11 @@ class McpConnection:
         config: StdioServer | HttpServer,
         options: McpOptions,
         on_tools_changed: Callable[[], None] | None = None,
+        peer: Peer | None = None,
     ) -> None:
         self.name, self.config, self.options = name, config, options
+        self.peer = peer or Peer(name, options.elicitation, options.sampling, [])
+        self.login: LoginFlow | None = None  # set by `mcp login`: the browser step may run
         self.state = State.IDLE
         self.error: str | None = None
         self.tools: list[types.Tool] = []
@@ -132,10 +137,14 @@ class McpConnection:
                     self.name, self.options.max_tools, read, write
                 )
                 async with ClientSession(
-                    screen.read, screen.write, message_handler=self._on_message
+                    screen.read,
+                    screen.write,
+                    message_handler=self._on_message,
+                    **self.peer.callbacks(),
                 ) as session:
                     phase = "initialize"
-                    with anyio.fail_after(self.options.startup_timeout):
+                    login = self.login.timeout if self.login else 0  # a person, in a browser
+                    with anyio.fail_after(self.options.startup_timeout + login):
                         await session.initialize()
                     phase = "tools/list"
                     self.tools = await self._list(session)
@@ -181,7 +190,7 @@ class McpConnection:
 
     def _reason(self, err: BaseException, phase: str) -> str:
         err = _leaf(err)
-        if isinstance(err, TooManyToolsError):
+        if isinstance(err, TooManyToolsError | LoginRequiredError):
             return str(err)
         if isinstance(err, TimeoutError):
             options = self.options
@@ -227,17 +236,20 @@ class McpConnection:
             return
         headers = expand_headers(config.headers, f"{where}.headers")
         self._secrets = [v for v in headers.values() if len(v) >= MIN_SECRET]
+        # A server given its own Authorization header is not also sent OAuth tokens.
+        given = any(name.lower() == "authorization" for name in headers)
+        auth = None if given else make_auth(self.name, config.url, config.auth, self.login)
         if config.type == "sse":
             from mcp.client.sse import sse_client
 
             async with sse_client(
-                config.url, headers=headers, httpx_client_factory=capped_client
+                config.url, headers=headers, httpx_client_factory=capped_client, auth=auth
             ) as (read, write):
                 yield read, write, None
             return
         from mcp.client.streamable_http import streamable_http_client
 
-        client = capped_client(headers)
+        client = capped_client(headers, auth=auth)
         async with (
             client,
             streamable_http_client(
@@ -306,18 +318,22 @@ class McpConnection:
 
     # -- calls -------------------------------------------------------------------------------
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    async def call(
+        self, tool: str, arguments: dict[str, Any], ctx: RunContext | None = None
+    ) -> ToolResult:
         try:
             session = await self.ensure()
         except ServerUnavailableError as err:
             return ToolResult(str(err), True, meta={"exception": "unavailable"})
         try:
-            result = await session.call_tool(
-                tool,
-                arguments,
-                read_timeout_seconds=self.options.call_timeout,
-                meta=depth.request_meta(),
-            )
+            with self.peer.calling(tool, ctx) as progress:
+                result = await session.call_tool(
+                    tool,
+                    arguments,
+                    read_timeout_seconds=self.options.call_timeout,
+                    progress_callback=progress,
+                    meta=depth.request_meta(),
+                )
         except MCPError as err:
             return await self._call_failed(tool, err)
         except Exception as err:  # a reply the SDK could not parse, say

@@ -19,6 +19,7 @@ from agentframe_core import RunContext, Tool, ToolCall, ToolResult, redact_data
 from .connection import McpConnection, ServerUnavailableError, State
 from .names import exposed_name, unique_names
 from .options import HttpServer, McpOptions, StdioServer, load_servers, mask
+from .peer import Peer
 
 __all__ = ["McpToolset"]
 
@@ -28,9 +29,17 @@ log = logging.getLogger("agentframe.mcp")
 class McpToolset:
     def __init__(self, options: McpOptions, cwd: Path | None = None) -> None:
         self.options = options
-        servers = load_servers(options, cwd or Path.cwd())
+        folder = (cwd or Path.cwd()).resolve()
+        servers = load_servers(options, folder)
+        roots = [folder] if options.roots else []
         self.connections = {
-            name: McpConnection(name, config, options) for name, config in servers.items()
+            name: McpConnection(
+                name,
+                config,
+                options,
+                peer=Peer(name, options.elicitation, options.sampling, roots),
+            )
+            for name, config in servers.items()
         }
         self._started = False
         self._start_lock = asyncio.Lock()
@@ -111,7 +120,7 @@ class McpToolset:
             if route is None:
                 return ToolResult(f"no MCP tool named {call.name!r}", True)
         connection, tool = route
-        return await connection.call(tool, call.arguments)
+        return await connection.call(tool, call.arguments, ctx)
 
     async def aclose(self) -> None:
         """Close every server concurrently: each gets at most `close_timeout` (<= 2 s)."""
