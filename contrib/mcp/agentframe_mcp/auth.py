@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import secrets
 import socket
@@ -24,7 +25,7 @@ import webbrowser
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider
@@ -37,7 +38,7 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, ValidationError
 
-from agentframe_core import AgentframeError, data_dir
+from agentframe_core import AgentframeError, data_dir, redact_text
 
 __all__ = [
     "LoginFlow",
@@ -46,11 +47,27 @@ __all__ = [
     "TokenStore",
     "make_auth",
     "token_path",
+    "union_scopes",
 ]
 
 #: A token file larger than this is not ours: refused.
 MAX_TOKEN_FILE = 256 * 1024
 CALLBACK_PATH = "/callback"
+
+
+def _no_traceback(record: logging.LogRecord) -> bool:
+    """The SDK logs a failed OAuth flow with its traceback: keep the message, not the trace
+    (a refused login is reported by the connection, so it is not logged twice)."""
+    if record.exc_info and record.exc_info[1] is not None:
+        err = record.exc_info[1]
+        if isinstance(err, LoginRequiredError):
+            return False
+        record.msg = f"{record.getMessage()}: {redact_text(str(err))[:500]}"
+        record.args, record.exc_info, record.exc_text = None, None, None
+    return True
+
+
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_no_traceback)
 
 
 class LoginRequiredError(AgentframeError):
@@ -105,6 +122,9 @@ class TokenStore:
     ) -> None:
         self.server, self.url, self.path = server, url, token_path(server)
         self.preregistered = preregistered  # from the config: kept in memory, never written
+        #: Why the last request could not be authorized without a person (the transport
+        #: reports only that the connection closed).
+        self.refused: LoginRequiredError | None = None
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -192,8 +212,12 @@ class LoginFlow:
     """The browser step of `mcp login`: a loopback HTTP server takes the redirect. The URL is
     opened in a browser and printed (with `say`) when none opens; waiting is bounded."""
 
-    def __init__(self, port: int, timeout: float, say: Callable[[str], None]) -> None:
+    def __init__(
+        self, port: int, timeout: float, say: Callable[[str], None], scope: str | None = None
+    ) -> None:
         self.port, self.timeout, self.say = port, timeout, say
+        #: Scopes asked for besides the server's (one a run was refused for: a step-up).
+        self.scope = scope
         self._result: asyncio.Future[AuthorizationCodeResult] | None = None
         self._server: asyncio.Server | None = None
 
@@ -213,6 +237,11 @@ class LoginFlow:
 
     async def redirect(self, url: str) -> None:
         self._result = asyncio.get_running_loop().create_future()
+        if self.scope:  # the SDK asks for the scopes of the 401; a step-up needs more
+            parts = urlsplit(url)
+            query = parse_qs(parts.query)
+            query["scope"] = [union_scopes(query.get("scope", [""])[0], self.scope) or ""]
+            url = urlunsplit(parts._replace(query=urlencode(query, doseq=True, quote_via=quote)))
         try:  # in a thread: a browser command may wait, and the redirect comes to this loop
             opened = await asyncio.to_thread(webbrowser.open, url)
         except Exception:  # no browser: the URL is printed instead
@@ -273,13 +302,15 @@ def _refuse_login(server: str, store: TokenStore) -> Callable[[str], Any]:
         had = await store.get_tokens()
         if had is not None and scope:
             store.want_scope(scope)
-            raise LoginRequiredError(
+            store.refused = LoginRequiredError(
                 f"MCP server {server!r} needs more access (scope {scope[:200]!r}): run "
                 f"`agentframe mcp login {server}`"
             )
-        raise LoginRequiredError(
-            f"MCP server {server!r} needs a login: run `agentframe mcp login {server}`"
-        )
+        else:
+            store.refused = LoginRequiredError(
+                f"MCP server {server!r} needs a login: run `agentframe mcp login {server}`"
+            )
+        raise store.refused
 
     return redirect
 
@@ -292,12 +323,12 @@ def make_auth(
     server: str,
     url: str,
     settings: OAuthSettings | None,
+    store: TokenStore,
     login: LoginFlow | None = None,
 ) -> httpx2.Auth:
     """The httpx2 auth of an HTTP server: client credentials, or the authorization code flow
     (whose browser step only `login` may take)."""
     settings = settings or OAuthSettings()
-    store = TokenStore(server, url)
     scope = " ".join(settings.scopes) or None
     if settings.grant == "client_credentials":
         secret = settings.secret(server)
@@ -320,7 +351,6 @@ def make_auth(
         )
     if login is not None:
         redirect_uri = login.redirect_uri
-        scope = _union(scope, store.wanted_scope())
     else:
         port = store.redirect_port() or settings.redirect_port or _free_port()
         redirect_uri = f"http://127.0.0.1:{port}{CALLBACK_PATH}"
@@ -351,6 +381,6 @@ def make_auth(
     )
 
 
-def _union(a: str | None, b: str | None) -> str | None:
+def union_scopes(a: str | None, b: str | None) -> str | None:
     words = list(dict.fromkeys((a or "").split() + (b or "").split()))
     return " ".join(words) or None

@@ -22,7 +22,7 @@ from mcp.client.stdio import get_default_environment
 from agentframe_core import AgentframeError, RunContext, ToolResult, redact_text
 
 from . import depth
-from .auth import LoginFlow, LoginRequiredError, make_auth
+from .auth import LoginFlow, LoginRequiredError, TokenStore, make_auth
 from .content import to_tool_result
 from .http import MAX_REPLY, capped_client
 from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
@@ -66,6 +66,7 @@ class McpConnection:
         self.name, self.config, self.options = name, config, options
         self.peer = peer or Peer(name, options.elicitation, options.sampling, [])
         self.login: LoginFlow | None = None  # set by `mcp login`: the browser step may run
+        self._tokens: TokenStore | None = None  # an HTTP server's OAuth tokens
         self.state = State.IDLE
         self.error: str | None = None
         self.tools: list[types.Tool] = []
@@ -192,6 +193,9 @@ class McpConnection:
         err = _leaf(err)
         if isinstance(err, TooManyToolsError | LoginRequiredError):
             return str(err)
+        refused = self._tokens.refused if self._tokens else None
+        if refused is not None:
+            return str(refused)
         if isinstance(err, TimeoutError):
             options = self.options
             if phase == "initialize":
@@ -238,7 +242,12 @@ class McpConnection:
         self._secrets = [v for v in headers.values() if len(v) >= MIN_SECRET]
         # A server given its own Authorization header is not also sent OAuth tokens.
         given = any(name.lower() == "authorization" for name in headers)
-        auth = None if given else make_auth(self.name, config.url, config.auth, self.login)
+        self._tokens = None if given else TokenStore(self.name, config.url)
+        auth = (
+            None
+            if self._tokens is None
+            else make_auth(self.name, config.url, config.auth, self._tokens, self.login)
+        )
         if config.type == "sse":
             from mcp.client.sse import sse_client
 
@@ -350,6 +359,12 @@ class McpConnection:
         return ToolResult(f"MCP server {self.name!r} sent an unexpected result", True)
 
     async def _call_failed(self, tool: str, err: MCPError) -> ToolResult:
+        refused = self._tokens.refused if self._tokens else None
+        if refused is not None:
+            self._stop.set()
+            if self.state is State.READY:
+                self._failed(State.DEAD, str(refused))
+            return ToolResult(str(refused), True, meta={"exception": "login_required"})
         process = self._process
         gone = process is not None and process.gone.is_set()
         if err.code == types.CONNECTION_CLOSED or gone:
@@ -378,6 +393,11 @@ class McpConnection:
     @property
     def process(self) -> StdioProcess | None:
         return self._process
+
+    @property
+    def session(self) -> ClientSession | None:
+        """The live session (None while the server is not running)."""
+        return self._session
 
 
 def _leaf(err: BaseException) -> BaseException:

@@ -14,11 +14,11 @@ import click
 
 from agentframe_core.cli import App, handle_errors, pass_app
 
-from .auth import LoginFlow, OAuthSettings, TokenStore, token_path
+from .auth import LoginFlow, OAuthSettings, TokenStore, token_path, union_scopes
 from .connection import McpConnection, ServerUnavailableError
 from .options import HttpServer
 
-__all__ = ["login", "logout"]
+__all__ = ["log_in", "login", "logout"]
 
 
 def _connection(app: App, server: str) -> McpConnection:
@@ -50,14 +50,15 @@ def login(app: App, server: str, timeout: float | None) -> None:
     with handle_errors():
         connection = _connection(app, server)
         try:
-            count = asyncio.run(_login(connection, timeout))
+            count = asyncio.run(log_in(connection, timeout))
         except ServerUnavailableError as err:
             click.secho(f"error: {err}", fg="red", err=True)
             sys.exit(1)
     click.echo(f"logged in to {server} ({count} tools)")
 
 
-async def _login(connection: McpConnection, timeout: float | None) -> int:
+async def log_in(connection: McpConnection, timeout: float | None = None) -> int:
+    """Run the login of an HTTP server; the number of its tools once logged in."""
     config = connection.config
     assert isinstance(config, HttpServer)
     settings = config.auth or OAuthSettings()
@@ -67,6 +68,7 @@ async def _login(connection: McpConnection, timeout: float | None) -> int:
         store.redirect_port() or settings.redirect_port,
         timeout or settings.login_timeout,
         lambda text: click.echo(text, err=True),
+        union_scopes(" ".join(settings.scopes), store.wanted_scope()),
     )
     await flow.start()
     connection.login = flow

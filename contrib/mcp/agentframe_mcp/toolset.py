@@ -20,6 +20,7 @@ from .connection import McpConnection, ServerUnavailableError, State
 from .names import exposed_name, unique_names
 from .options import HttpServer, McpOptions, StdioServer, load_servers, mask
 from .peer import Peer
+from .resources import META_TOOLS, call_meta_tool, meta_tools
 
 __all__ = ["McpToolset"]
 
@@ -98,6 +99,9 @@ class McpToolset:
             spec, connection = by_pair[(server, tool)]
             routes[exposed] = (connection, tool)
             tools.append(self._describe(exposed, server, spec))
+        for meta in meta_tools(ready, self.options.call_timeout):
+            if allowed(meta.name) and meta.name not in routes:
+                tools.append(meta)
         return tools, routes
 
     def _describe(self, exposed: str, server: str, spec: types.Tool) -> Tool:
@@ -112,6 +116,13 @@ class McpToolset:
         )
 
     async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
+        if call.name in META_TOOLS and call.name not in self._routes:
+            server = self.connections.get(str(call.arguments.get("server")))
+            if server is None:
+                return ToolResult(f"no MCP server {call.arguments.get('server')!r}", True)
+            return await call_meta_tool(
+                call.name, call.arguments, server, self.options.max_resource_bytes
+            )
         route = self._routes.get(call.name)
         if route is None:
             if not self._started:
