@@ -29,6 +29,7 @@ from ..contract.errors import AgentframeError
 from ..contract.llm import Completion, CompletionRequest, Usage
 from ..contract.model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from ..contract.protocols import ExportableStore, RunContext, Stack, Store
+from ..contract.questions import QuestionCallback
 from ..contract.reports import CompactionReport, RetrievalReport
 from ..contract.tools import ToolResult
 from ..support.turnlease import SessionDeletedError, hold_turn, new_holder, reply_to
@@ -180,12 +181,14 @@ class Session:
         on_tool: ToolCallback | None = None,
         on_compaction: CompactionCallback | None = None,
         on_event: EventCallback | None = None,
+        on_question: QuestionCallback | None = None,
     ) -> RunResult:
         """Answer `prompt` (when given) and everything else pending, to an Outcome.
 
         Claim what is pending -> drop stale notifications -> prepare (tools, system prompt,
         tool calling) -> turns until one ends the run -> report. `on_event(kind, data)`
-        hears progress that parts report through `RunContext.emit` (e.g. sub-agents).
+        hears progress that parts report through `RunContext.emit` (e.g. sub-agents);
+        `on_question` answers the questions parts ask through `RunContext.ask`.
         """
         message = await self.send(prompt) if prompt is not None else None
         ttl = self.stack.limits.turn_lease_seconds
@@ -196,7 +199,12 @@ class Session:
             if answered is not None:
                 return answered
             ctx = RunContext(
-                self.id, self.stack, self.agent, on_compaction=on_compaction, on_event=on_event
+                self.id,
+                self.stack,
+                self.agent,
+                on_compaction=on_compaction,
+                on_event=on_event,
+                on_question=on_question,
             )
             await self._drop_stale_notifications(ctx)
             run = await self._prepare(ctx, claimed, on_token, on_tool)
