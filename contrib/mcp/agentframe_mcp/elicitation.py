@@ -20,9 +20,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from mcp import types
 
-from agentframe_core import AgentframeError, RunContext, redact_url
-
-from ._tmp_questions import Answer, Question
+from agentframe_core import AgentframeError, Answer, Question, RunContext, redact_url
 
 __all__ = [
     "ElicitationPolicy",
@@ -39,28 +37,8 @@ ElicitationPolicy = Literal["ask", "defaults", "decline", "cancel"]
 
 #: A requested schema larger than this (as JSON) is refused.
 MAX_SCHEMA_BYTES = 16 * 1024
-MAX_FIELDS = 50
-MAX_ENUM = 200
-MAX_MESSAGE = 4000
-_TYPES = {"string", "number", "integer", "boolean"}
-_FIELD_KEYS = {
-    "type",
-    "title",
-    "description",
-    "default",
-    "enum",
-    "enumNames",
-    "oneOf",
-    "format",
-    "minLength",
-    "maxLength",
-    "minimum",
-    "maximum",
-    "items",
-    "minItems",
-    "maxItems",
-    "anyOf",
-}
+#: Characters of a server's message shown (the kernel's Question takes at most 4000).
+MAX_MESSAGE = 3500
 
 
 class ElicitationSchemaError(AgentframeError):
@@ -68,8 +46,8 @@ class ElicitationSchemaError(AgentframeError):
 
 
 def check_schema(server: str, schema: Any) -> dict[str, Any]:
-    """The schema, if it is a small flat object of primitive fields; else the error, naming
-    the server and the field."""
+    """The schema, if it is small and in the subset every answerer can render (the kernel's
+    `Question` decides that); else the error, naming the server and the field."""
     where = f"MCP server {server!r}: elicitation schema"
     try:
         size = len(json.dumps(schema))
@@ -79,34 +57,11 @@ def check_schema(server: str, schema: Any) -> dict[str, Any]:
         raise ElicitationSchemaError(
             f"{where} is {size} bytes, more than {MAX_SCHEMA_BYTES // 1024} KiB: refused"
         )
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        raise ElicitationSchemaError(f'{where} is not {{"type": "object"}}')
-    properties = schema.get("properties", {})
-    if not isinstance(properties, dict) or len(properties) > MAX_FIELDS:
-        raise ElicitationSchemaError(f"{where} must have at most {MAX_FIELDS} properties")
-    for name, field in properties.items():
-        if not isinstance(field, dict):
-            raise ElicitationSchemaError(f"{where}: field {name[:80]!r} is not an object")
-        kind = field.get("type")
-        if kind == "array":  # a multi-select: an array of enum strings (SEP-1330)
-            items = field.get("items")
-            if not isinstance(items, dict):
-                raise ElicitationSchemaError(f"{where}: field {name[:80]!r} has no items")
-        elif kind not in _TYPES:
-            raise ElicitationSchemaError(
-                f"{where}: field {name[:80]!r} has type {str(kind)[:40]!r}; only string, "
-                "number, integer, boolean (and arrays of enum strings) are asked"
-            )
-        extra = set(field) - _FIELD_KEYS
-        if extra:
-            raise ElicitationSchemaError(
-                f"{where}: field {name[:80]!r} has {sorted(extra)[0][:40]!r}, outside the subset"
-            )
-        if len(field.get("enum") or []) > MAX_ENUM:
-            raise ElicitationSchemaError(f"{where}: field {name[:80]!r} has over {MAX_ENUM} choices")
-    required = schema.get("required", [])
-    if not isinstance(required, list) or not set(required) <= set(properties):
-        raise ElicitationSchemaError(f"{where}: `required` names fields it does not have")
+    try:
+        Question("", schema)
+    except ValueError as err:
+        raise ElicitationSchemaError(f"{where}: {err}") from None
+    assert isinstance(schema, dict)
     return schema
 
 

@@ -37,7 +37,14 @@ def meta_tools(connections: list[McpConnection], call_timeout: float) -> list[To
 
     def add(name: str, description: str, props: dict[str, Any], required: list[str]) -> None:
         parameters = {"type": "object", "properties": props, "required": required}
-        tools.append(Tool(name, description, parameters, timeout=call_timeout + 1.0))
+        tools.append(
+            Tool(
+                name=name,
+                description=description,
+                parameters=parameters,
+                timeout=call_timeout + 1.0,
+            )
+        )
 
     if resources:
         server = _server_arg(resources)

@@ -19,11 +19,10 @@ from agentframe_core import (
     AgentframeError,
     CompletionRequest,
     Message,
+    Question,
     RunContext,
     redact_text,
 )
-
-from ._tmp_questions import Question
 
 __all__ = ["SamplingLimitError", "SamplingOptions", "answer_sampling"]
 
