@@ -216,6 +216,8 @@ class McpConnection:
 
     def _exit_note(self) -> str:
         process = self._process
+        if process is not None and process.cut:
+            return process.cut
         if process is None or process.returncode is None:
             return ""
         tail = f"; stderr: {process.stderr_tail[-1]}" if process.stderr_tail else ""
@@ -344,7 +346,7 @@ class McpConnection:
                     meta=depth.request_meta(),
                 )
         except MCPError as err:
-            return await self._call_failed(tool, err)
+            return await self.call_failed(tool, err)
         except Exception as err:  # a reply the SDK could not parse, say
             return ToolResult(
                 self._masked(
@@ -358,7 +360,9 @@ class McpConnection:
             return to_tool_result(result)
         return ToolResult(f"MCP server {self.name!r} sent an unexpected result", True)
 
-    async def _call_failed(self, tool: str, err: MCPError) -> ToolResult:
+    async def call_failed(self, tool: str, err: MCPError) -> ToolResult:
+        """The result of a request that failed: a refused login, a server that died (it is
+        restarted on the next call), a timeout, or the server's own error."""
         refused = self._tokens.refused if self._tokens else None
         if refused is not None:
             self._stop.set()

@@ -143,7 +143,7 @@ async def call_meta_tool(
     except ServerUnavailableError as err:
         return ToolResult(str(err), True)
     except MCPError as err:
-        return ToolResult(f"{where}: {name}: {err.message[:500]}", True)
+        return await connection.call_failed(name, err)
 
 
 def _contents(uri: str, result: types.ReadResourceResult, max_bytes: int) -> ToolResult:
