@@ -21,6 +21,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,11 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider
-from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
@@ -75,6 +80,9 @@ class LoginRequiredError(AgentframeError):
     or a scope it was not given): `agentframe mcp login SERVER`."""
 
 
+_ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
 class OAuthSettings(BaseModel):
     """`auth:` of an HTTP server entry. All optional: without it the server's own metadata
     decides (discovery, registration, scopes)."""
@@ -84,7 +92,10 @@ class OAuthSettings(BaseModel):
     grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
     client_id: Annotated[str, Field(min_length=1)] | None = None
     #: The environment variable holding a pre-registered client's secret (never the secret).
-    client_secret_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] | None = None
+    client_secret_env: Annotated[str, Field(pattern=_ENV_NAME)] | None = None
+    #: For client_credentials with `private_key_jwt`: the variable holding the PEM key.
+    private_key_env: Annotated[str, Field(pattern=_ENV_NAME)] | None = None
+    signing_algorithm: Literal["ES256", "ES384", "RS256", "RS384", "RS512", "PS256"] = "ES256"
     token_endpoint_auth_method: (
         Literal["none", "client_secret_post", "client_secret_basic"] | None
     ) = None
@@ -96,14 +107,14 @@ class OAuthSettings(BaseModel):
     redirect_port: Annotated[int, Field(ge=0, le=65535)] = 0
     login_timeout: Annotated[float, Field(gt=0, le=3600)] = 300.0
 
-    def secret(self, server: str) -> str | None:
-        if self.client_secret_env is None:
+    def secret(self, server: str, key: str = "client_secret_env") -> str | None:
+        """The value of the variable `key` names; an unset one is an error naming it."""
+        name = getattr(self, key)
+        if name is None:
             return None
-        value = os.environ.get(self.client_secret_env)
+        value = os.environ.get(name)
         if not value:
-            raise AgentframeError(
-                f"mcpServers.{server}.auth.client_secret_env: ${self.client_secret_env} is not set"
-            )
+            raise AgentframeError(f"mcpServers.{server}.auth.{key}: ${name} is not set")
         return value
 
 
@@ -162,7 +173,16 @@ class TokenStore:
             return None
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
-        self._write(tokens=tokens.model_dump(mode="json", exclude_none=True), wanted_scope=None)
+        expires = time.time() + tokens.expires_in if tokens.expires_in else None
+        self._write(
+            tokens=tokens.model_dump(mode="json", exclude_none=True),
+            expires_at=expires,
+            wanted_scope=None,
+        )
+
+    def expires_at(self) -> float | None:
+        expires = self._read().get("expires_at")
+        return float(expires) if isinstance(expires, int | float) else None
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         if self.preregistered is not None:
@@ -300,15 +320,17 @@ def _refuse_login(server: str, store: TokenStore) -> Callable[[str], Any]:
     async def redirect(url: str) -> None:
         scope = parse_qs(urlsplit(url).query).get("scope", [None])[0]
         had = await store.get_tokens()
-        if had is not None and scope:
+        given = set((had.scope or "").split()) if had is not None else set()
+        if had is not None and scope and not set(scope.split()) <= given:
             store.want_scope(scope)
             store.refused = LoginRequiredError(
                 f"MCP server {server!r} needs more access (scope {scope[:200]!r}): run "
                 f"`agentframe mcp login {server}`"
             )
         else:
+            why = " (its token was refused)" if had is not None else ""
             store.refused = LoginRequiredError(
-                f"MCP server {server!r} needs a login: run `agentframe mcp login {server}`"
+                f"MCP server {server!r} needs a login{why}: run `agentframe mcp login {server}`"
             )
         raise store.refused
 
@@ -331,11 +353,26 @@ def make_auth(
     settings = settings or OAuthSettings()
     scope = " ".join(settings.scopes) or None
     if settings.grant == "client_credentials":
+        key = settings.secret(server, "private_key_env")
+        if settings.client_id is not None and key is not None:
+            jwt = SignedJWTParameters(
+                issuer=settings.client_id,
+                subject=settings.client_id,
+                signing_algorithm=settings.signing_algorithm,
+                signing_key=key,
+            )
+            return PrivateKeyJWTOAuthProvider(
+                server_url=url,
+                storage=store,
+                client_id=settings.client_id,
+                assertion_provider=jwt.create_assertion_provider(),
+                scope=scope,
+            )
         secret = settings.secret(server)
         if settings.client_id is None or secret is None:
             raise AgentframeError(
                 f"mcpServers.{server}.auth: client_credentials needs client_id and "
-                "client_secret_env"
+                "client_secret_env (or private_key_env)"
             )
         method = settings.token_endpoint_auth_method
         return ClientCredentialsOAuthProvider(
@@ -365,7 +402,7 @@ def make_auth(
             redirect_uris=[AnyUrl(redirect_uri)],
             token_endpoint_auth_method=method,
         )
-    return OAuthClientProvider(
+    return _Provider(
         server_url=url,
         client_metadata=OAuthClientMetadata(
             client_name="agentframe",
@@ -384,3 +421,14 @@ def make_auth(
 def union_scopes(a: str | None, b: str | None) -> str | None:
     words = list(dict.fromkeys((a or "").split() + (b or "").split()))
     return " ".join(words) or None
+
+
+class _Provider(OAuthClientProvider):
+    """The SDK keeps a token's expiry in memory only; restored from the file, an expired
+    token is refreshed before it is sent (after a 401 the SDK would start a new login)."""
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        storage = self.context.storage
+        if isinstance(storage, TokenStore):
+            self.context.token_expiry_time = storage.expires_at()

@@ -35,6 +35,10 @@ def server_entry(url: str, scenario: str, context: dict[str, Any]) -> dict[str, 
     if context.get("client_secret"):
         os.environ["CONFORMANCE_CLIENT_SECRET"] = context["client_secret"]
         auth["client_secret_env"] = "CONFORMANCE_CLIENT_SECRET"
+    if context.get("private_key_pem"):
+        os.environ["CONFORMANCE_PRIVATE_KEY"] = context["private_key_pem"]
+        auth["private_key_env"] = "CONFORMANCE_PRIVATE_KEY"
+        auth["signing_algorithm"] = context.get("signing_algorithm", "ES256")
     if scenario.startswith("auth/client-credentials"):
         auth["grant"] = "client_credentials"
     return {"type": "http", "url": url, **({"auth": auth} if auth else {})}
