@@ -304,7 +304,9 @@ class LoginFlow:
             body = b"Logged in: you can close this window." if done else b"Not found."
             status = b"200 OK" if done else b"404 Not Found"
             writer.write(
-                b"HTTP/1.1 " + status + b"\r\nContent-Type: text/plain\r\nContent-Length: "
+                b"HTTP/1.1 "
+                + status
+                + b"\r\nContent-Type: text/plain\r\nContent-Length: "
                 + str(len(body)).encode()
                 + b"\r\nConnection: close\r\n\r\n"
                 + body
@@ -381,8 +383,9 @@ def make_auth(
             client_id=settings.client_id,
             client_secret=secret,
             token_endpoint_auth_method=(
-                method if method in ("client_secret_basic", "client_secret_post") else
-                "client_secret_basic"
+                method
+                if method in ("client_secret_basic", "client_secret_post")
+                else "client_secret_basic"
             ),
             scope=scope,
         )

@@ -23,9 +23,9 @@ from mcp import types
 from agentframe_core import AgentframeError, Answer, Question, RunContext, redact_url
 
 __all__ = [
+    "MAX_SCHEMA_BYTES",
     "ElicitationPolicy",
     "ElicitationSchemaError",
-    "MAX_SCHEMA_BYTES",
     "answer_elicitation",
     "check_schema",
     "with_defaults",

@@ -16,6 +16,7 @@ from typing import Any
 
 from mcp import types
 from mcp.client.session import ClientRequestContext
+from pydantic import FileUrl
 
 from agentframe_core import RunContext
 
@@ -101,5 +102,5 @@ class Peer:
 
     async def _roots(self, context: ClientRequestContext) -> types.ListRootsResult:
         return types.ListRootsResult(
-            roots=[types.Root(uri=root.as_uri(), name=root.name) for root in self.roots]
+            roots=[types.Root(uri=FileUrl(root.as_uri()), name=root.name) for root in self.roots]
         )

@@ -176,8 +176,12 @@ def _contents(uri: str, result: types.ReadResourceResult, max_bytes: int) -> Too
                 f"attachment {len(attachments)}]"
             )
             attachments.append(
-                {"type": "resource", "uri": str(item.uri), "mime_type": item.mime_type,
-                 "data": item.blob}
+                {
+                    "type": "resource",
+                    "uri": str(item.uri),
+                    "mime_type": item.mime_type,
+                    "data": item.blob,
+                }
             )
     meta = {"attachments": attachments} if attachments else {}
     return ToolResult("\n".join(parts) or f"[resource {uri}: empty]", meta=meta)

@@ -126,8 +126,7 @@ async def answer_sampling(
     size = sum(len(m.content) for m in messages)
     if size > MAX_PROMPT_CHARS:
         return _error(
-            f"sampling refused: the messages hold {size} characters, more than "
-            f"{MAX_PROMPT_CHARS}"
+            f"sampling refused: the messages hold {size} characters, more than {MAX_PROMPT_CHARS}"
         )
     if options.policy == "ask":
         preview = redact_text(messages[-1].content[:500]) if messages else ""

@@ -52,7 +52,13 @@ async def run(url: str, scenario: str, context: dict[str, Any]) -> int:
     from agentframe_core.testing import ScriptedAdapter
 
     entry = server_entry(url, scenario, context)
-    options = McpOptions(project=False, servers={SERVER: entry}, elicitation="defaults")
+    options = McpOptions(
+        project=False,
+        servers={SERVER: entry},
+        elicitation="defaults",
+        startup_timeout=60,  # the suite runs its scenarios at once: a loaded machine
+        list_timeout=60,
+    )
     interactive = scenario.startswith("auth/") and entry["auth"].get("grant") is None
     if interactive:
         await log_in(McpToolset(options).connections[SERVER], 20)

@@ -55,7 +55,9 @@ def oauth_url() -> Iterator[str]:
 
 
 def project(tmp_path: Path, url: str) -> Path:
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"oauth": {"type": "http", "url": url}}}))
+    (tmp_path / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"oauth": {"type": "http", "url": url}}})
+    )
     (tmp_path / "agentframe.yaml").write_text(
         json.dumps({"adapter": {"use": "scripted", "replies": ["ok"]}, "tools": [{"use": "mcp"}]})
     )

@@ -43,7 +43,9 @@ async def ask_huge(ctx: Context) -> str:
     """Ask with a huge schema."""
     properties = {f"field{i}": {"type": "string", "description": "x" * 500} for i in range(200)}
     try:
-        result = await ctx.session.elicit("Fill all of it", {"type": "object", "properties": properties})
+        result = await ctx.session.elicit(
+            "Fill all of it", {"type": "object", "properties": properties}
+        )
     except Exception as err:  # the client's refusal, as the SDK raises it
         return f"refused: {err}"
     return f"answered: {result.action}"
@@ -56,7 +58,11 @@ async def sample(times: int, ctx: Context) -> str:
     for i in range(times):
         try:
             reply = await ctx.session.create_message(
-                [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=f"say {i}"))],
+                [
+                    types.SamplingMessage(
+                        role="user", content=types.TextContent(type="text", text=f"say {i}")
+                    )
+                ],
                 max_tokens=100_000,
             )
         except Exception as err:

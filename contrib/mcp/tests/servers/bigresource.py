@@ -36,7 +36,11 @@ for line in sys.stdin:
     if "id" not in request:
         continue
     if request.get("method") == "resources/read":
-        head = {"jsonrpc": "2.0", "id": request["id"], "result": {"contents": [{"uri": "big://blob", "text": ""}]}}
+        head = {
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "result": {"contents": [{"uri": "big://blob", "text": ""}]},
+        }
         start, _, end = json.dumps(head).encode().partition(b'""')
         out = sys.stdout.buffer
         try:

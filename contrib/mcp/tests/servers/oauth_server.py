@@ -44,7 +44,9 @@ class Provider:
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         self.clients[str(client_info.client_id)] = client_info
 
-    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+    async def authorize(
+        self, client: OAuthClientInformationFull, params: AuthorizationParams
+    ) -> str:
         code = secrets.token_urlsafe(16)
         self.codes[code] = AuthorizationCode(
             code=code,
@@ -58,31 +60,48 @@ class Provider:
         )
         return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
 
-    async def load_authorization_code(self, client: OAuthClientInformationFull, code: str) -> AuthorizationCode | None:
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, code: str
+    ) -> AuthorizationCode | None:
         return self.codes.get(code)
 
     def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
         self.access[access] = AccessToken(
-            token=access, client_id=client_id, scopes=scopes, expires_at=int(time.time()) + TTL, resource=resource
+            token=access,
+            client_id=client_id,
+            scopes=scopes,
+            expires_at=int(time.time()) + TTL,
+            resource=resource,
         )
-        self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes, resource=resource)
+        self.refresh[refresh] = RefreshToken(
+            token=refresh, client_id=client_id, scopes=scopes, resource=resource
+        )
         return OAuthToken(
-            access_token=access, expires_in=TTL, refresh_token=refresh, scope=" ".join(scopes) or None
+            access_token=access,
+            expires_in=TTL,
+            refresh_token=refresh,
+            scope=" ".join(scopes) or None,
         )
 
-    async def exchange_authorization_code(self, client: OAuthClientInformationFull, code: AuthorizationCode) -> OAuthToken:
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, code: AuthorizationCode
+    ) -> OAuthToken:
         del self.codes[code.code]
         return self._issue(str(client.client_id), code.scopes, code.resource)
 
-    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
         return self.refresh.get(refresh_token)
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
         del self.refresh[refresh_token.token]
-        return self._issue(str(client.client_id), scopes or refresh_token.scopes, refresh_token.resource)
+        return self._issue(
+            str(client.client_id), scopes or refresh_token.scopes, refresh_token.resource
+        )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)
@@ -113,7 +132,9 @@ server = MCPServer(
 def whoami() -> str:
     """The calling token's client and scopes."""
     token = get_access_token()
-    return json.dumps({"client": token.client_id if token else None, "scopes": token.scopes if token else []})
+    return json.dumps(
+        {"client": token.client_id if token else None, "scopes": token.scopes if token else []}
+    )
 
 
 @server.tool()
