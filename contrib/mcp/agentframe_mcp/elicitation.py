@@ -45,9 +45,10 @@ class ElicitationSchemaError(AgentframeError):
     """A requested schema outside MCP elicitation's subset or its bounds."""
 
 
-def check_schema(server: str, schema: Any) -> dict[str, Any]:
-    """The schema, if it is small and in the subset every answerer can render (the kernel's
-    `Question` decides that); else the error, naming the server and the field."""
+def check_schema(server: str, schema: Any, *, asked: bool = True) -> dict[str, Any]:
+    """The schema, if it is small and an object, and (when a person is `asked`) in the
+    subset every answerer can render (the kernel's `Question` decides that); else the error,
+    naming the server and the field."""
     where = f"MCP server {server!r}: elicitation schema"
     try:
         size = len(json.dumps(schema))
@@ -57,11 +58,13 @@ def check_schema(server: str, schema: Any) -> dict[str, Any]:
         raise ElicitationSchemaError(
             f"{where} is {size} bytes, more than {MAX_SCHEMA_BYTES // 1024} KiB: refused"
         )
-    try:
-        Question("", schema)
-    except ValueError as err:
-        raise ElicitationSchemaError(f"{where}: {err}") from None
-    assert isinstance(schema, dict)
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        raise ElicitationSchemaError(f'{where} is not {{"type": "object"}}')
+    if asked:
+        try:
+            Question("", schema)
+        except ValueError as err:
+            raise ElicitationSchemaError(f"{where}: {err}") from None
     return schema
 
 
@@ -102,7 +105,7 @@ async def answer_elicitation(
     if policy == "defaults" or ctx is None:
         if policy == "defaults" and isinstance(params, types.ElicitRequestFormParams):
             try:
-                schema = check_schema(server, params.requested_schema)
+                schema = check_schema(server, params.requested_schema, asked=False)
             except ElicitationSchemaError as err:
                 log.warning("%s", err)
                 return types.ErrorData(code=types.INVALID_PARAMS, message=str(err))
