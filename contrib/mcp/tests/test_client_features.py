@@ -226,3 +226,20 @@ async def test_a_200_mb_resource_is_bounded_with_a_named_error() -> None:
     listed = await toolset.dispatch(ToolCall("c", "list_mcp_resources", {"server": "big"}), ctx)
     await toolset.aclose()
     assert json.loads(listed.content)[0]["size"] == 200 * 1024 * 1024  # restarted, works
+
+
+async def test_a_run_shows_progress_lines(tmp_path: Path) -> None:
+    """Through the CLI: `agentframe run` shows each progress notification on stderr."""
+    from agentframe_core.testing import run_cli
+
+    call = {"name": "mcp_ask_progress", "arguments": {}}
+    config = {
+        "adapter": {"use": "scripted", "replies": [{"content": "", "tool_calls": [call]}, "ok"]},
+        "store": {"use": "memory"},
+        "tools": [{"use": "mcp", "project": False, "servers": asking()}],
+    }
+    (tmp_path / "agentframe.yaml").write_text(json.dumps(config))
+    done = run_cli(tmp_path, "run", "go")
+    assert done.returncode == 0, done.stderr
+    assert "↳ ask/progress: 1.0/3.0 step 1" in done.stderr
+    assert "↳ ask/progress: 3.0/3.0 step 3" in done.stderr
