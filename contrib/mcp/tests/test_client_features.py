@@ -243,3 +243,28 @@ async def test_a_run_shows_progress_lines(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "↳ ask/progress: 1.0/3.0 step 1" in done.stderr
     assert "↳ ask/progress: 3.0/3.0 step 3" in done.stderr
+
+
+async def test_url_elicitation_shows_the_url_and_never_fetches_it() -> None:
+    """URL mode: the person is shown the URL (credentials masked); nothing is fetched."""
+    from agentframe_mcp.elicitation import answer_elicitation
+    from mcp import types
+
+    person = Person(Answer("accept"))
+    params = types.ElicitRequestURLParams(
+        mode="url",
+        message="Connect your account",
+        url="http://user:pw@127.0.0.1:9/connect",  # a closed port: a fetch would fail loudly
+        elicitation_id="e1",
+    )
+    result = await answer_elicitation("ask", "ask", context(person=person), params)
+    assert isinstance(result, types.ElicitResult) and result.action == "accept"
+    (question,) = person.questions
+    assert "127.0.0.1:9/connect" in question.message and "pw" not in question.message
+    wrong = Person(Answer("accept", {"age": "old"}))  # not an integer: sent as cancel
+    form = types.ElicitRequestFormParams(
+        message="Age?",
+        requested_schema={"type": "object", "properties": {"age": {"type": "integer"}}},
+    )
+    refused = await answer_elicitation("ask", "ask", context(person=wrong), form)
+    assert isinstance(refused, types.ElicitResult) and refused.action == "cancel"
