@@ -26,6 +26,7 @@ from .auth import LoginFlow, LoginRequiredError, TokenStore, make_auth
 from .content import to_tool_result
 from .http import MAX_REPLY, capped_client
 from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
+from .offers import probe
 from .peer import Peer
 from .schemas import kept_tools
 from .screen import ListingScreen, TooManyToolsError
@@ -70,6 +71,7 @@ class McpConnection:
         self.state = State.IDLE
         self.error: str | None = None
         self.tools: list[types.Tool] = []
+        self.offers: frozenset[str] = frozenset()  # "resources", "prompts": see offers.py
         self.stale = False  # the server said its tool list changed
         self.on_tools_changed = on_tools_changed
         self.log = logging.getLogger(f"agentframe.mcp.{name}")
@@ -149,6 +151,8 @@ class McpConnection:
                         await session.initialize()
                     phase = "tools/list"
                     self.tools = await self._list(session)
+                    with anyio.fail_after(self.options.list_timeout):
+                        self.offers = await probe(session)
                     self._session, self.state, self.error, self.stale = (
                         session,
                         State.READY,

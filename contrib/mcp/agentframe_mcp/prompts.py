@@ -78,8 +78,6 @@ async def server_prompts(connections: list[McpConnection]) -> list[dict[str, Any
     """The prompts of every running server that has any (for slash commands)."""
     found: list[dict[str, Any]] = []
     for connection in connections:
-        session = connection.session
-        capabilities = session.server_capabilities if session else None
-        if capabilities is not None and capabilities.prompts is not None:
+        if "prompts" in connection.offers:
             found.extend(await list_prompts(connection))
     return found

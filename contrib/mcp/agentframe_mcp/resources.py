@@ -1,6 +1,6 @@
 """Meta tools the model can call for what servers offer besides tools: resources (list,
 read, templates) and prompts (list, get). Each is offered only when some running server
-advertises the capability, and takes `server` as an enum of those servers.
+has such things (`offers.py`), and takes `server` as an enum of those servers.
 
 A resource read is cut to `max_resource_bytes` (the text says where, and how large the
 resource was); a reply too large for the transport (32 MiB) fails the read with an error
@@ -98,10 +98,8 @@ META_TOOLS = frozenset(
 )
 
 
-def _has(connection: McpConnection, capability: str) -> bool:
-    session = connection.session
-    capabilities = session.server_capabilities if session is not None else None
-    return capabilities is not None and getattr(capabilities, capability) is not None
+def _has(connection: McpConnection, kind: str) -> bool:
+    return kind in connection.offers
 
 
 async def call_meta_tool(
