@@ -25,8 +25,8 @@ from . import depth
 from .auth import LoginFlow, LoginRequiredError, TokenStore, make_auth
 from .content import to_tool_result
 from .http import MAX_REPLY, capped_client
-from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
 from .offers import probe
+from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
 from .peer import Peer
 from .schemas import kept_tools
 from .screen import ListingScreen, TooManyToolsError
