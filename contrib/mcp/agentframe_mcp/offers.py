@@ -19,11 +19,11 @@ async def probe(session: ClientSession) -> frozenset[str]:
     if capabilities is None:
         return frozenset()
     try:
-        if capabilities.resources is not None:
-            if (await session.list_resources()).resources or (
-                await session.list_resource_templates()
-            ).resource_templates:
-                found.add("resources")
+        if capabilities.resources is not None and (
+            (await session.list_resources()).resources
+            or (await session.list_resource_templates()).resource_templates
+        ):
+            found.add("resources")
         if capabilities.prompts is not None and (await session.list_prompts()).prompts:
             found.add("prompts")
     except MCPError:  # a server that advertises what it cannot list offers none of it
