@@ -116,7 +116,8 @@ class McpToolset:
         )
 
     async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
-        if call.name in META_TOOLS and call.name not in self._routes:
+        meta = call.name in META_TOOLS and self.options.tool_allowed(call.name)
+        if meta and call.name not in self._routes:
             server = self.connections.get(str(call.arguments.get("server")))
             if server is None:
                 return ToolResult(f"no MCP server {call.arguments.get('server')!r}", True)
