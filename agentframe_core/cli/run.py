@@ -27,7 +27,7 @@ from .app import (
     utf8_problem,
     warn,
 )
-from .asking import TerminalAsker, stdin_lines
+from .asking import TerminalAsker, shown, stdin_lines
 
 log = logging.getLogger("agentframe.cli")
 
@@ -87,7 +87,19 @@ def _show_compaction(report: CompactionReport) -> None:
 
 
 def _show_event(kind: str, data: dict[str, Any]) -> None:
-    """One line per sub-agent, when it ends (other progress events are for embedders)."""
+    """One line per sub-agent, when it ends, and per MCP progress notification (other
+    progress events are for embedders)."""
+    if kind == "mcp_progress":
+        total = data.get("total")
+        done = f"{data.get('progress')}/{total}" if total else f"{data.get('progress')}"
+        message = shown(str(data.get("message") or ""))[:200]
+        click.secho(
+            f"↳ {shown(str(data.get('server')))}/{shown(str(data.get('tool')))}: {done} "
+            f"{message}".rstrip(),
+            fg="cyan",
+            err=True,
+        )
+        return
     if kind != "subagent.finished":
         return
     usage = data.get("usage") or {}

@@ -148,6 +148,12 @@ def _server_name(connection: McpConnection, tool: str) -> str | None:
     return next((n for n in names if exposed_name(connection.name, n) == tool), None)
 
 
+from .login import login, logout  # noqa: E402  (they use this group's helpers)
+
+mcp.add_command(login)
+mcp.add_command(logout)
+
+
 @mcp.command("serve")
 @click.option("--agent", "-a", "agents", multiple=True, metavar="NAME", help="Agents to offer.")
 @click.option("--http", "port", type=click.IntRange(0, 65535), help="Streamable HTTP on PORT.")

@@ -34,6 +34,10 @@ from pydantic import (
 
 from agentframe_core import AgentframeError, Backoff, project_dirs
 
+from .auth import OAuthSettings
+from .elicitation import ElicitationPolicy
+from .sampling import SamplingOptions
+
 __all__ = [
     "HttpServer",
     "McpConfigError",
@@ -71,6 +75,7 @@ class HttpServer(_Server):
     type: Literal["http", "sse", "streamable-http"]
     url: Annotated[str, Field(pattern=r"^https?://")]
     headers: dict[str, str] = Field(default_factory=dict)
+    auth: OAuthSettings | None = None
 
     @field_validator("headers")
     @classmethod
@@ -141,6 +146,16 @@ class McpOptions(BaseModel):
     restart: Backoff = Field(
         default_factory=lambda: Backoff(max_retries=5, base_delay_ms=250, max_delay_ms=10_000),
         description="Restarts of a server that died: delay before each, and how many in a row.",
+    )
+    elicitation: ElicitationPolicy = Field(
+        default="ask", description="A server's questions: ask the person, or decline/cancel."
+    )
+    sampling: SamplingOptions = Field(
+        default_factory=SamplingOptions, description="A server's requests for the model."
+    )
+    roots: bool = Field(default=True, description="Offer the project folder as a root.")
+    max_resource_bytes: PositiveInt = Field(
+        default=1024 * 1024, description="A resource read is cut to this many bytes."
     )
 
     @model_validator(mode="after")

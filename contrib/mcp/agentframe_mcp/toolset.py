@@ -20,6 +20,8 @@ from agentframe_core import RunContext, Tool, ToolCall, ToolResult, redact_data
 from .connection import McpConnection, ServerUnavailableError, State
 from .names import exposed_name, unique_names
 from .options import HttpServer, McpOptions, StdioServer, load_servers, mask
+from .peer import Peer
+from .resources import META_TOOLS, call_meta_tool, meta_tools
 
 __all__ = ["McpToolset"]
 
@@ -41,7 +43,16 @@ class McpToolset:
 
     def _connect(self) -> dict[str, McpConnection]:
         servers = load_servers(self.options, self._cwd, self._base)
-        return {name: McpConnection(name, config, self.options) for name, config in servers.items()}
+        roots = [self._cwd.resolve()] if self.options.roots else []
+        return {
+            name: McpConnection(
+                name,
+                config,
+                self.options,
+                peer=Peer(name, self.options.elicitation, self.options.sampling, roots),
+            )
+            for name, config in servers.items()
+        }
 
     def _learn_base(self, ctx: RunContext) -> None:
         """Before any server started: the inline servers' paths against the run's config."""
@@ -119,6 +130,9 @@ class McpToolset:
             spec, connection = by_pair[(server, tool)]
             routes[exposed] = (connection, tool)
             tools.append(self._describe(exposed, server, spec))
+        for meta in meta_tools(ready, self.options.call_timeout):
+            if allowed(meta.name) and meta.name not in routes:
+                tools.append(meta)
         return tools, routes
 
     def _describe(self, exposed: str, server: str, spec: types.Tool) -> Tool:
@@ -133,6 +147,14 @@ class McpToolset:
         )
 
     async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
+        meta = call.name in META_TOOLS and self.options.tool_allowed(call.name)
+        if meta and call.name not in self._routes:
+            server = self.connections.get(str(call.arguments.get("server")))
+            if server is None:
+                return ToolResult(f"no MCP server {call.arguments.get('server')!r}", True)
+            return await call_meta_tool(
+                call.name, call.arguments, server, self.options.max_resource_bytes
+            )
         route = self._routes.get(call.name)
         if route is None:
             if not self._started:
@@ -141,7 +163,7 @@ class McpToolset:
             if route is None:
                 return ToolResult(f"no MCP tool named {call.name!r}", True)
         connection, tool = route
-        return await connection.call(tool, call.arguments)
+        return await connection.call(tool, call.arguments, ctx)
 
     async def aclose(self) -> None:
         """Close every server concurrently: each gets at most `close_timeout` (<= 2 s)."""
