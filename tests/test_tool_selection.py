@@ -133,7 +133,7 @@ async def test_off_by_default_for_an_unknown_window(make_stack) -> None:
     assert shown(stack.adapter.requests[0]) == [t.spec.name for t in TOOLS]
 
 
-def test_run_v_says_how_many_tools_are_shown(tmp_path: Path) -> None:
+def test_run_v_and_doctor_say_how_many_tools_are_shown(tmp_path: Path) -> None:
     (tmp_path / "agentframe.yaml").write_text(
         "adapter: {use: scripted, replies: ['ok']}\nstore: memory\n"
         "limits: {visible_tools: 2}\n"
@@ -145,4 +145,10 @@ def test_run_v_says_how_many_tools_are_shown(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "showing 1 of 3 tools (limits.visible_tools: 2); search_tools finds the rest" in (
         done.stderr
+    )
+    doctor = run_cli(tmp_path, "doctor", "--quick", "--json")
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["tools"]["detail"] == (
+        "3 tool(s); a run shows at most 2 of them (limits.visible_tools: 2) and search_tools "
+        "for the rest"
     )

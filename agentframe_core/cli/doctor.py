@@ -123,12 +123,15 @@ def _tools_check(cfg: Config) -> Check:
 
     try:
         total = len({tool.name for _, tool in asyncio.run(listed_tools(cfg))})
+    except Exception as err:  # a dispatcher that cannot start: its own check says more
+        return Check("tools", False, f"could not be listed: {type(err).__name__}: {err}")
+    try:
         adapter = cfg.adapter.build()
         window = adapter.capabilities.context_window
         if isinstance(adapter, Closeable):
             asyncio.run(adapter.aclose())
-    except Exception as err:  # a dispatcher that cannot start: its own check says more
-        return Check("tools", False, f"could not be listed: {type(err).__name__}: {err}")
+    except Exception:  # the model check says why; without a window, `auto` shows every tool
+        window = None
     setting = cfg.limits.visible_tools
     limit = visible_limit(setting, window)
     if limit is None or total <= limit:
