@@ -133,6 +133,17 @@ async def test_off_by_default_for_an_unknown_window(make_stack) -> None:
     assert shown(stack.adapter.requests[0]) == [t.spec.name for t in TOOLS]
 
 
+async def test_a_greeting_first_leaves_the_choice_to_the_first_real_question(make_stack) -> None:
+    stack = make_stack(["hello", "sunny", "also sunny"], TOOLS, visible_tools=3)
+    session = Session(stack)
+    await session.run("Hi there!")
+    await session.run("What is the weather in Paris?")
+    await session.run("Thanks. And in Rome?")
+    first, second, third = (shown(r) for r in stack.adapter.requests)
+    assert first == ["finish", "search_tools"]
+    assert second == third == ["get_weather", "finish", "search_tools"]
+
+
 def test_run_v_and_doctor_say_how_many_tools_are_shown(tmp_path: Path) -> None:
     (tmp_path / "agentframe.yaml").write_text(
         "adapter: {use: scripted, replies: ['ok']}\nstore: memory\n"

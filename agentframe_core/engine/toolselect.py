@@ -3,18 +3,21 @@
 A small model given two dozen tools spends its window on their schemas and calls none of them
 right (SmolLM2: 238 s and `parse_errors` with 24 tools). So the run shows the tools pinned
 always-visible (`Tool.pinned`, terminal tools, the agent's required tool), the tools this
-session already used or asked for, and the best BM25 matches (`support/bm25.py`) of the
-session's first user message against each tool's name, description and parameter names, up
-to the limit; plus `search_tools`, whose result names more tools, which become callable.
+session already used or asked for, and, up to the limit, the best BM25 matches
+(`support/bm25.py`) of each tool's name, description and parameter names against the
+session's first user message that matches any tool; plus `search_tools`, whose result names
+more tools, which become callable.
 
 The choice is a function of the session's history: the same on every turn and every run of
-one session, so the prompt's prefix (system prompt, tools) stays cached by the model server.
-It grows only when the model asks (`search_tools`, or a call to a tool not shown), and is
-made afresh when compaction changes which user message comes first.
+one session, so the prompt's prefix (system prompt, tools) stays cached by the model server
+(a greeting first changes it once, at the first real question). It grows only when the model
+asks (`search_tools`, or a call to a tool not shown), and is made afresh when compaction
+changes which user messages the session holds.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
@@ -34,6 +37,8 @@ AUTO_MIN = 4
 #: Tools one `search_tools` call reveals at most, and hidden names listed when none match.
 SEARCH_LIMIT = 5
 LIST_LIMIT = 50
+#: User messages looked at for the first one that matches a tool.
+MAX_QUERIES = 20
 _DESCRIPTION_CHARS = 2_000
 
 
@@ -79,15 +84,19 @@ def choose(
     tools: Sequence[Tool], pinned: set[str], entries: list[Entry], limit: int
 ) -> tuple[list[str], list[str]]:
     """What a run shows: first the pinned tools and the best matches of the session's first
-    user message, up to `limit` in all, in the tools' order; then the tools asked for since
-    (called, or found by `search_tools`), in the order they were. The same history gives the
-    same list, so a later run's prompt starts as the earlier one's did."""
+    user message that matches any tool, up to `limit` in all, in the tools' order; then the
+    tools asked for since (called, or found by `search_tools`), in the order they were. The
+    same history gives the same list, so a later run's prompt starts as the earlier one's."""
     known = [t.name for t in tools]
     base = pinned & set(known)
-    query = next((e.content for e in entries if e.kind is EntryKind.USER), "")
     room = limit - len(base)
-    if room > 0 and query:
-        base.update(t.name for t in ranked([t for t in tools if t.name not in base], query)[:room])
+    others = [t for t in tools if t.name not in base]
+    asked = (e.content for e in entries if e.kind is EntryKind.USER)
+    for query in itertools.islice(asked, MAX_QUERIES):  # a "hi" first matches nothing
+        found = ranked(others, query)[:room] if room > 0 else []
+        if found:
+            base.update(t.name for t in found)
+            break
     later = [n for n in _asked_for(entries) if n in known and n not in base]
     return [n for n in known if n in base], later
 
