@@ -15,6 +15,7 @@ import hashlib
 import logging
 import time
 import weakref
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -146,8 +147,12 @@ class LlamaRuntime:
         async with held(self.lock_file(name)):
             running = await adopt(self.state_file(name), found.path, self.options_key(name))
             if running is not None:
+                state = self.state_file(name)
                 if not detached:
-                    running.record = hold(self.state_file(name), running.record)
+                    running.record = hold(state, running.record)
+                elif running.record.keep_alive:  # `llama start` on a warm one: off its timer
+                    running.record = replace(running.record, keep_alive=None)
+                    write_state(state, running.record)
                 self.servers[name] = running
                 return running
             return await self._spawn(name, found, binary, None if detached else self.keep_alive)
