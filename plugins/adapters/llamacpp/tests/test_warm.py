@@ -4,6 +4,7 @@ after its owner was killed. Real processes, real llama-server."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Iterator
@@ -59,6 +60,11 @@ def test_processes_starting_at_once_end_with_one_warm_server(state_dir: Path) ->
     # a later process reuses it
     (again,) = start_together([[sys.executable, CHILD, state_dir, "60", "race"]], timeout=180)
     assert int(again[-1]) == pid
+    # `llama start` on it: it runs until `llama stop`, off the idle timer
+    runtime = LlamaRuntime(options_for_tests(), state_dir=state_dir)
+    assert asyncio.run(runtime.start(DEFAULT_MODEL, detached=True)).record.pid == pid
+    kept = read_state(state_file(state_dir))
+    assert kept is not None and kept.keep_alive is None and kept.stops_at is None
 
 
 def test_a_killed_owner_leaves_a_server_its_keeper_stops_when_idle(state_dir: Path) -> None:
