@@ -133,6 +133,14 @@ async def test_off_by_default_for_an_unknown_window(make_stack) -> None:
     assert shown(stack.adapter.requests[0]) == [t.spec.name for t in TOOLS]
 
 
+async def test_a_call_to_a_tool_not_shown_runs_and_shows_it(make_stack) -> None:
+    stack = make_stack([call("send_email", to="a@b.c", body="hi"), "sent"], TOOLS, visible_tools=3)
+    result = await Session(stack).run("What is the weather in Oslo?")
+    assert result.tool_calls[0].result.content == "sent"
+    first, second = (shown(r) for r in stack.adapter.requests)
+    assert "send_email" not in first and second == [*first, "send_email"]
+
+
 async def test_a_greeting_first_leaves_the_choice_to_the_first_real_question(make_stack) -> None:
     stack = make_stack(["hello", "sunny", "also sunny"], TOOLS, visible_tools=3)
     session = Session(stack)

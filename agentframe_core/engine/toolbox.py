@@ -68,7 +68,8 @@ class Toolbox:
         allowed = [n for n in box.tools if agent is None or agent.allows(n)]
         for name in await box._select(allowed, ctx):
             box._show(name)
-        box.hidden = dict.fromkeys(n for n in allowed if n not in box.visible_names())
+        shown = box.visible_names()
+        box.hidden = dict.fromkeys(n for n in allowed if n not in shown)
         return box
 
     async def _select(self, allowed: list[str], ctx: RunContext) -> list[str]:
