@@ -62,10 +62,20 @@ def locked(path: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
 async def held(path: Path) -> AsyncIterator[None]:
     """`locked` from async code: the wait runs in a thread, the event loop runs on."""
     lock = locked(path)
-    await asyncio.to_thread(lock.__enter__)
+    taking = asyncio.ensure_future(asyncio.to_thread(lock.__enter__))
+    try:
+        await asyncio.shield(taking)
+    except asyncio.CancelledError:  # the thread may still get the lock: let it go then
+        taking.add_done_callback(lambda done: _release(lock, done))
+        raise
     try:
         yield
     finally:
+        lock.__exit__(None, None, None)
+
+
+def _release(lock: contextlib.AbstractContextManager[None], taken: asyncio.Future[None]) -> None:
+    if not taken.cancelled() and taken.exception() is None:
         lock.__exit__(None, None, None)
 
 
