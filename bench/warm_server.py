@@ -9,14 +9,13 @@ file). Repeated `--rounds` times; the medians and their ratio are printed.
     python bench/warm_server.py [--rounds 3]
 
 Uses the user's cache (the model is fetched once) and stops the servers it left at the end.
-Measured on the shared 2-core machine at a load of 12-25 (1 round):
+Measured on the shared 2-core machine at a load of 12-26 (2 rounds):
 
-    | server | s/run (median) |
-    |---|---|
-    | cold (started and stopped by the run) | 57.0 |
-    | warm (left by the previous run) | 27.1 |
-
-    warm/cold: 0.48
+    | server | s/run (median) | runs |
+    |---|---|---|
+    | cold (started and stopped by the run) | 95.60 | 92.5, 98.7 |
+    | warm (left by the previous run) | 36.30 | 39.6, 33.0 |
+    warm/cold: 0.38   (an earlier single round: 57.0 against 27.1 s, 0.48)
 """
 
 from __future__ import annotations
