@@ -32,7 +32,7 @@ SNIPPET = 240
 _SELF = frozenset({"load_tool_result", "search_tool_results"})
 
 
-@tool
+@tool(pinned=True)
 async def report_inability(reason: str) -> ToolResult:
     """Say that you cannot do the task, and why. This ends your work on it: use it only when no
     tool and no answer can help.

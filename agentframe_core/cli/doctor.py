@@ -89,6 +89,7 @@ def _config_checks(app: App, quick: bool) -> list[Check]:
     profile = f" (profile {cfg.profile})" if cfg.profile else ""
     checks = [Check("config", True, f"{source}{profile}: {' '.join(parts)}")]
     checks.append(_agents_check(app, cfg))
+    checks.append(_tools_check(cfg))
     checks.extend(_plugin_checks(app, cfg))
     checks.append(_model_check(cfg, quick))
     return checks
@@ -109,6 +110,37 @@ def _agents_check(app: App, cfg: Config) -> Check:
         f"{len(catalog.errors)} definition file(s) cannot be used; usable: {names}",
         "\n".join(str(error) for error in catalog.errors)
         + "\n(`agentframe agents check` for more)",
+    )
+
+
+def _tools_check(cfg: Config) -> Check:
+    """How many tools the dispatchers offer, and how many a run shows (tool selection)."""
+    import asyncio
+
+    from ..assembly.toolcheck import offered_tools
+    from ..contract.protocols import Closeable
+    from ..engine.toolselect import SEARCH_TOOL, reason, visible_limit
+
+    try:
+        total = len({tool.name for _, tool in asyncio.run(offered_tools(cfg))})
+    except Exception as err:  # a dispatcher that cannot start: its own check says more
+        return Check("tools", False, f"could not be listed: {type(err).__name__}: {err}")
+    try:
+        adapter = cfg.adapter.build()
+        window = adapter.capabilities.context_window
+        if isinstance(adapter, Closeable):
+            asyncio.run(adapter.aclose())
+    except Exception:  # the model check says why; without a window, `auto` shows every tool
+        window = None
+    setting = cfg.limits.visible_tools
+    limit = visible_limit(setting, window)
+    if limit is None or total <= limit:
+        return Check("tools", True, f"{total} tool(s), all shown to the model")
+    return Check(
+        "tools",
+        True,
+        f"{total} tool(s); a run shows at most {limit} of them ({reason(setting, window)}) "
+        f"and {SEARCH_TOOL} for the rest",
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt
 
@@ -41,6 +41,13 @@ class Limits(BaseModel):
     )
     retrieval_budget_tokens: NonNegativeInt = Field(
         default=1_000, description="Tokens of retrieved snippets per retriever."
+    )
+    visible_tools: NonNegativeInt | Literal["auto"] = Field(
+        default="auto",
+        description="Above this many tools a run shows the model only the most relevant ones "
+        "(BM25 over names and descriptions) and `search_tools` for the rest; 0: all tools. "
+        "`auto`: one tool per 1024 tokens of the model's context window (at least 4) for "
+        "windows up to 32k tokens, else all.",
     )
     turn_lease_seconds: PositiveFloat = Field(
         default=15.0,

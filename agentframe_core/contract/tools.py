@@ -18,6 +18,8 @@ class Tool:
     `writes`: the tool may change files or state, or execute code; refused in `plan` mode.
     True unless the tool is declared read-only (`writes=False`): a tool whose effect nobody
     stated counts as writing, since plan mode must not guess.
+    `pinned`: always shown to the model when the run shows only some tools
+    (`limits.visible_tools`); terminal tools are pinned too.
     """
 
     name: str
@@ -26,6 +28,7 @@ class Tool:
     timeout: float | None = None
     terminal: bool = False
     writes: bool = True
+    pinned: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,9 +35,13 @@ class ModelReply(NamedTuple):
 class ToolCalling(Protocol):
     """The places where native and text tool calling differ."""
 
-    #: The request's `tools` and `response_schema`.
-    tools: list[ToolSpec]
-    response_schema: dict[str, Any] | None
+    #: The request's `tools` and `response_schema` (read on every turn: tool selection may
+    #: show more tools during a run).
+    @property
+    def tools(self) -> list[ToolSpec]: ...
+
+    @property
+    def response_schema(self) -> dict[str, Any] | None: ...
 
     def system_prompt(self, base: str) -> str: ...
 
@@ -62,8 +66,11 @@ def tool_calling(capabilities: Capabilities, toolbox: Toolbox) -> ToolCalling:
 class NativeCalling:
     def __init__(self, toolbox: Toolbox) -> None:
         self.toolbox = toolbox
-        self.tools = toolbox.specs
         self.response_schema: dict[str, Any] | None = None
+
+    @property
+    def tools(self) -> list[ToolSpec]:  # the toolbox's: tool selection may show more
+        return self.toolbox.specs
 
     def system_prompt(self, base: str) -> str:
         return base
@@ -80,9 +87,21 @@ class NativeCalling:
 
 class TextCalling:
     def __init__(self, toolbox: Toolbox, *, constrained: bool) -> None:
-        self.toolbox, self.specs, self.constrained = toolbox, toolbox.specs, constrained
+        self.toolbox, self.constrained = toolbox, constrained
         self.tools: list[ToolSpec] = []
-        self.response_schema = union_schema(self.specs) if self.specs and constrained else None
+        self._schema: tuple[int, dict[str, Any] | None] | None = None
+
+    @property
+    def specs(self) -> list[ToolSpec]:  # the toolbox's: tool selection may show more
+        return self.toolbox.specs
+
+    @property
+    def response_schema(self) -> dict[str, Any] | None:
+        """The union of the calls of the tools shown so far (tool selection may add some)."""
+        if self._schema is None or self._schema[0] != len(self.specs):
+            schema = union_schema(self.specs) if self.specs and self.constrained else None
+            self._schema = (len(self.specs), schema)
+        return self._schema[1]
 
     def system_prompt(self, base: str) -> str:
         if not self.specs:

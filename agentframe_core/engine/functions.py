@@ -56,6 +56,7 @@ class FunctionTool:
         timeout: float | None = None,
         terminal: bool = False,
         writes: bool = True,
+        pinned: bool = False,
     ) -> None:
         self.fn = fn
         summary, param_docs = _parse_docstring(inspect.getdoc(fn) or "")
@@ -70,6 +71,7 @@ class FunctionTool:
             timeout=timeout,
             terminal=terminal,
             writes=writes,
+            pinned=pinned,
         )
         self._is_async = inspect.iscoroutinefunction(fn)
         #: "module:function", when imported by reference (what an isolated call imports).
@@ -110,6 +112,7 @@ def tool(
     timeout: float | None = None,
     terminal: bool = False,
     writes: bool = True,
+    pinned: bool = False,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -121,14 +124,22 @@ def tool(
     timeout: float | None = None,
     terminal: bool = False,
     writes: bool = True,
+    pinned: bool = False,
 ) -> Any:
     """Make a function a tool; use bare (`@tool`) or with options (`@tool(timeout=5)`).
     `writes=False` declares it read-only, so plan mode lets it run; any other tool (and any
-    plain function imported by `import_tool`) counts as writing or executing."""
+    plain function imported by `import_tool`) counts as writing or executing. `pinned=True`:
+    always shown when a run shows only some tools (`limits.visible_tools`)."""
 
     def wrap(f: Callable[..., Any]) -> FunctionTool:
         return FunctionTool(
-            f, name=name, description=description, timeout=timeout, terminal=terminal, writes=writes
+            f,
+            name=name,
+            description=description,
+            timeout=timeout,
+            terminal=terminal,
+            writes=writes,
+            pinned=pinned,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -307,6 +307,8 @@ class Session:
         await self._persist_reply(reply.content, calls, completion, run.boundary)
         if calls:
             await self._run_tools(run, calls)
+            if run.toolbox.take_grown():  # tool selection shows more tools from now on
+                run.system = run.calling.system_prompt(await self._system_prompt(run.toolbox))
         else:
             await self._answered(run, reply.content)
 

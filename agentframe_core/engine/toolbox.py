@@ -19,6 +19,7 @@ from ..contract.model import Message, ToolCall
 from ..contract.protocols import RunContext, ToolDispatcher
 from ..contract.tools import Tool, ToolResult
 from .telemetry import tool_span
+from .toolselect import SEARCH_TOOL, ToolSearch, choose, report, visible_limit
 from .validation import ToolSchemaError, argument_problems
 
 __all__ = ["ToolCallRecord", "Toolbox"]
@@ -43,6 +44,11 @@ class Toolbox:
     agent: AgentDefinition | None = None
     specs: list[ToolSpec] = field(default_factory=list)
     _wire_to_canonical: dict[str, str] = field(default_factory=dict)
+    #: Tools the run may use but does not show (tool selection), and whether the shown
+    #: ones grew since the last `take_grown` (the system prompt then lists more tools).
+    hidden: dict[str, None] = field(default_factory=dict)
+    grown: bool = False
+    search: ToolSearch | None = None
 
     @classmethod
     async def collect(cls, dispatchers: list[ToolDispatcher], ctx: RunContext) -> Toolbox:
@@ -60,16 +66,60 @@ class Toolbox:
         agent = ctx.agent
         if agent is not None and box.renames:
             agent.check_overrides(tool for _, tool in box.tools.values())
-        for name, (_, tool) in box.tools.items():
-            if agent is not None and not agent.allows(name):
-                continue
-            wire = box.wire_name(name)
-            box._wire_to_canonical[wire] = name
-            parameters = tool.parameters
-            if agent is not None and box.renames:
-                parameters = agent.wire_parameters(name, parameters)
-            box.specs.append(ToolSpec(wire, tool.description, parameters))
+        allowed = [n for n in box.tools if agent is None or agent.allows(n)]
+        for name in await box._select(allowed, ctx):
+            box._show(name)
+        shown = box.visible_names()
+        box.hidden = dict.fromkeys(n for n in allowed if n not in shown)
         return box
+
+    async def _select(self, allowed: list[str], ctx: RunContext) -> list[str]:
+        """The names to show, in order: all, unless there are more than
+        `limits.visible_tools`; then the selection (`toolselect`), with `search_tools`."""
+        setting = ctx.stack.limits.visible_tools
+        window = ctx.stack.adapter.capabilities.context_window
+        limit = visible_limit(setting, window)
+        if limit is None or len(allowed) <= limit:
+            return allowed
+        if SEARCH_TOOL in self.tools:
+            log.warning("a tool is named %r: tool selection is off", SEARCH_TOOL)
+            return allowed
+        tools = [self.tools[name][1] for name in allowed]
+        requirement = self.agent.completion_requirement if self.agent else None
+        pinned = {t.name for t in tools if t.pinned or t.terminal}
+        if requirement is not None:
+            pinned.add(requirement.tool)
+        base, later = choose(tools, pinned, await ctx.stack.store.context(ctx.session_id), limit)
+        self.search = ToolSearch(self._hidden_tools, self.reveal)
+        self.tools[SEARCH_TOOL] = (self.search, self.search.tool)
+        log.info("tools: %s", report(len(base) + len(later), len(allowed), setting, window))
+        return [*base, SEARCH_TOOL, *later]
+
+    def _show(self, name: str) -> None:
+        """Add `name` to the specs: a new list, since requests already made hold the old."""
+        tool, agent = self.tools[name][1], self.agent
+        wire = self.wire_name(name)
+        self._wire_to_canonical[wire] = name
+        parameters = tool.parameters
+        if agent is not None and self.renames:
+            parameters = agent.wire_parameters(name, parameters)
+        self.specs = [*self.specs, ToolSpec(wire, tool.description, parameters)]
+
+    def _hidden_tools(self) -> list[Tool]:
+        return [self.tools[name][1] for name in self.hidden]
+
+    def reveal(self, names: list[str]) -> None:
+        """Show hidden tools from the next model call on (appended: the prefix holds)."""
+        for name in names:
+            if name in self.hidden:
+                del self.hidden[name]
+                self._show(name)
+                self.grown = True
+
+    def take_grown(self) -> bool:
+        """Did tools become visible since the last call? (Then the prompt must list them.)"""
+        grown, self.grown = self.grown, False
+        return grown
 
     # -- names on the wire: the agent's overrides; the store keeps canonical names -----------
 
@@ -122,6 +172,12 @@ class Toolbox:
 
     # -- execution ---------------------------------------------------------------------------
 
+    def _allowed(self, name: str) -> bool:
+        agent = self.agent
+        if agent is None or agent.allows(name):
+            return True
+        return name == SEARCH_TOOL and self.search is not None
+
     def is_terminal(self, name: str) -> bool:
         entry = self.tools.get(name)
         return entry is not None and entry[1].terminal
@@ -148,7 +204,9 @@ class Toolbox:
     async def _execute(self, call: ToolCall, ctx: RunContext, limits: Limits) -> ToolResult:
         found = self.tools.get(call.name)
         agent = self.agent
-        if found is None or (agent is not None and not agent.allows(call.name)):
+        if found is not None and call.name in self.hidden:  # known to the model anyway
+            self.reveal([call.name])
+        if found is None or not self._allowed(call.name):
             available = ", ".join(sorted(self.visible_names().values())) or "none"
             if found is None:
                 return ToolResult(f"unknown tool {call.name!r}; available: {available}", True)

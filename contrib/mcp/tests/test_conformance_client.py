@@ -15,8 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 from conformance_suite import suite_command  # noqa: E402  (a helper beside the tests)
@@ -37,10 +35,6 @@ def suite(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
 
 
 def test_every_client_scenario_passes_but_the_listed_ones(tmp_path: Path) -> None:
-    try:
-        suite_command()
-    except (RuntimeError, subprocess.SubprocessError) as err:
-        pytest.skip(f"the conformance suite cannot be installed: {err}")
     whole = suite(
         "--suite", "all", "--expected-failures", str(BASELINE), "-o", str(tmp_path), timeout=900
     )

@@ -98,6 +98,7 @@ class SubagentTool:
                 # The call ends itself at `options.timeout`, reporting every task; the
                 # loop's own timeout is only a backstop.
                 timeout=options.timeout + 5,
+                pinned=True,  # the agents index: shown whatever tool selection picks
             )
         ]
 

@@ -15,8 +15,8 @@ import click
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app, warn
 
 from .options import LlamaCppOptions
-from .runtime import LlamaRuntime
-from .server import log_tail
+from .runtime import LlamaRuntime, stop_state, whose
+from .server import ServerRecord, log_tail
 
 __all__ = ["llama"]
 
@@ -58,11 +58,14 @@ def llama() -> None:
 @json_option
 @pass_app
 def status(app: App, as_json: bool) -> None:
-    """Show each configured model: running or not, where, and its files."""
+    """Show each configured model (running or not, where, whose, when it stops, its files),
+    then the servers of this cache that other configs started."""
     with handle_errors():
-        rows = runtime_for(app).status()
+        runtime = runtime_for(app)
+        rows = runtime.status()
+        others = [_other_row(record) for _, record in runtime.others()]
     if as_json:
-        emit_json(rows)
+        emit_json(rows + others)
         return
     for row in rows:
         mark = "*" if row["default"] else " "
@@ -72,8 +75,32 @@ def status(app: App, as_json: bool) -> None:
             else "stopped"
         )
         click.echo(f"{mark} {row['model']}: {state}")
+        if row["running"]:
+            click.echo(f"    whose: {row['whose']}")
         click.echo(f"    model: {row['file'] or 'not fetched yet'}  ({row['origin']})")
         click.echo(f"    log:   {row['log']}")
+    for row in others:
+        click.echo(
+            f"  {row['model']}: running at {row['url']} (pid {row['pid']}), not this config's"
+        )
+        click.echo(f"    whose: {row['whose']}")
+
+
+def _other_row(record: ServerRecord) -> dict[str, Any]:
+    return {
+        "model": record.name,
+        "ours": False,
+        "running": True,
+        "pid": record.pid,
+        "url": record.base_url,
+        "owner": record.owner or "detached",
+        "whose": whose(record),
+        "keep_alive": record.keep_alive,
+        "holders": list(record.holders),
+        "stops_at": record.stops_at,
+        "file": record.model,
+        "log": record.log,
+    }
 
 
 @llama.command()
@@ -97,18 +124,36 @@ def start(app: App, models: tuple[str, ...], as_json: bool) -> None:
 
 @llama.command()
 @click.argument("models", nargs=-1)
+@click.option(
+    "--all", "every", is_flag=True, help="Also stop the servers other configs started here."
+)
 @json_option
 @pass_app
-def stop(app: App, models: tuple[str, ...], as_json: bool) -> None:
-    """Stop servers, whoever started them (default: every configured model)."""
+def stop(app: App, models: tuple[str, ...], every: bool, as_json: bool) -> None:
+    """Stop this config's servers, whoever started them (default: every configured model);
+    with --all, every agentframe server of this cache as well (`llama status` lists them)."""
     with handle_errors():
         runtime = runtime_for(app)
-        result = {name: runtime.stop(name) for name in _names(runtime, models, default_all=True)}
+        result = [
+            {"model": name, "stopped": runtime.stop(name)}
+            for name in _names(runtime, models, default_all=True)
+        ]
+        if every:
+            for path, record in runtime.others():
+                result.append(
+                    {"model": record.name, "pid": record.pid, "stopped": stop_state(path)}
+                )
     if as_json:
-        emit_json([{"model": name, "stopped": stopped} for name, stopped in result.items()])
+        emit_json(result)
         return
-    for name, stopped in result.items():
-        click.echo(f"{name}: {'stopped' if stopped else 'was not running'}")
+    for row in result:
+        pid = f" (pid {row['pid']}, another config's)" if "pid" in row else ""
+        click.echo(f"{row['model']}{pid}: {'stopped' if row['stopped'] else 'was not running'}")
+    left = len(runtime.others()) if not every else 0
+    if left:
+        click.echo(
+            f"{left} server(s) of other configs left running (`llama stop --all` stops them)"
+        )
 
 
 @llama.command()

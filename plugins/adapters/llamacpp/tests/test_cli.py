@@ -118,3 +118,28 @@ def test_doctor_reports_the_binary_and_the_model(tmp_path: Path) -> None:
     broken = json.loads(agentframe(tmp_path, "doctor", "--quick", "--json").stdout)
     binary = next(c for c in broken["checks"] if c["name"] == "llama-server")
     assert not binary["ok"] and "/nope" in binary["fix"]
+
+
+def test_stop_leaves_other_configs_servers_unless_all(workdir: Path) -> None:
+    config = (workdir / "agentframe.yaml").read_text()
+    (workdir / "other.yaml").write_text(config.replace("ctx_size: 1024", "ctx_size: 512"))
+    (started,) = as_json(agentframe(workdir, "-c", "other.yaml", "llama", "start", "--json"))
+    pid = started["pid"]
+    try:
+        rows = as_json(agentframe(workdir, "llama", "status", "--json"))
+        ours, other = rows
+        assert ours["ours"] and not ours["running"]
+        assert not other["ours"] and other["pid"] == pid
+        assert "`agentframe llama start`" in other["whose"]
+        done = agentframe(workdir, "llama", "stop")
+        assert "tiny: was not running" in done.stdout
+        assert "1 server(s) of other configs left running" in done.stdout
+        assert pid_alive(pid), "`llama stop` stopped another config's server"
+        doctor = agentframe(workdir, "doctor", "--quick", "--json")
+        checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+        assert "not this config's" in checks[f"llama-server pid {pid}"]["detail"]
+        stopped = as_json(agentframe(workdir, "llama", "stop", "--all", "--json"))
+        assert {"model": "tiny", "pid": pid, "stopped": True} in stopped
+    finally:
+        agentframe(workdir, "-c", "other.yaml", "llama", "stop")
+    assert not pid_alive(pid)

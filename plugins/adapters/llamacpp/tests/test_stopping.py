@@ -75,7 +75,8 @@ async def test_astop_owned_lets_the_loop_run_while_servers_exit(tmp_path: Path) 
         port=1,
         model=model.path,
         log=runtime.log_file("m"),
-        detached=False,
+        keep_alive=0,
+        options=runtime.options_key("m"),
     )
     runtime.servers["m"] = server
     while not (tmp_path / "ready").exists():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
@@ -20,6 +21,18 @@ from .retriever import open_bank
 __all__ = ["MemoryTools"]
 
 _TEXT = {"type": "string", "minLength": 1}
+#: Saved memories up to which `forget`'s id is an enum of them.
+MAX_ENUM = 64
+
+
+def _forget_parameters(memory_id: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"id": memory_id},
+        "required": ["id"],
+        "additionalProperties": False,
+    }
+
 
 TOOLS = [
     Tool(
@@ -45,12 +58,7 @@ TOOLS = [
     Tool(
         name="forget",
         description="Delete a saved memory by its id (category/name).",
-        parameters={
-            "type": "object",
-            "properties": {"id": {**_TEXT, "maxLength": 200}},
-            "required": ["id"],
-            "additionalProperties": False,
-        },
+        parameters=_forget_parameters({**_TEXT, "maxLength": 200}),
         writes=True,
     ),
     Tool(
@@ -75,7 +83,16 @@ class MemoryTools:
         return open_bank(self.options)
 
     async def tools(self, ctx: RunContext) -> list[Tool]:
-        return list(TOOLS)
+        """The three tools; `forget`'s id is an enum of the saved memories while there are at
+        most `MAX_ENUM` (a small model given a free string invents ids)."""
+        ids = await asyncio.to_thread(self._ids)
+        if not ids or len(ids) > MAX_ENUM:
+            return list(TOOLS)
+        forget = replace(TOOLS[1], parameters=_forget_parameters({"type": "string", "enum": ids}))
+        return [TOOLS[0], forget, TOOLS[2]]
+
+    def _ids(self) -> list[str]:
+        return [f"{path.parent.name}/{path.stem}" for path in self.bank.files()]
 
     async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
         try:

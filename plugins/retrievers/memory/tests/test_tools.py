@@ -104,3 +104,19 @@ async def test_the_tools_do_not_follow_a_category_linked_out_of_the_folder(
     forgot, remembered = (record.result for record in result.tool_calls)
     assert forgot.is_error and remembered.is_error, (forgot.content, remembered.content)
     assert sorted(p.name for p in outside.iterdir()) == ["secret.md"]
+
+
+async def test_forget_takes_one_of_the_saved_ids(tmp_path: Path) -> None:
+    options = MemoryOptions(folder=tmp_path)
+    saver = MemoryTools(options)
+    saver.bank.remember("Door code", "It is 4711.", "office", ())
+    await saver.aclose()
+    s = stack(options, [{"tool_calls": [{"name": "forget", "arguments": {"id": "door"}}]}, "ok"])
+    result = await Session(s).run("forget the door code")
+    (request,) = s.adapter.requests[:1]  # type: ignore[attr-defined]
+    forget = next(spec for spec in request.tools if spec.name == "forget")
+    assert forget.parameters["properties"]["id"]["enum"] == ["office/door-code"]
+    refused = result.tool_calls[0].result
+    assert refused.is_error and "office/door-code" in refused.content
+    assert (tmp_path / "user" / "office" / "door-code.md").is_file()
+    await s.aclose()

@@ -39,6 +39,7 @@ class SkillTools:
                     "required": ["name"],
                     "additionalProperties": False,
                 },
+                pinned=True,  # the skill index: shown whatever tool selection picks
             )
         ]
 
