@@ -267,6 +267,7 @@ def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
             session = Session(stack, session_id, agent=agent, cwd=cwd)
             click.secho(f"session {session.id} — /exit to leave, Ctrl-C stops a run", dim=True)
             await _repl(session)
+            await session.end("prompt_input_exit")
 
     asyncio.run(go())
 

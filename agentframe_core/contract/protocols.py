@@ -26,6 +26,7 @@ from .errors import AgentDefinitionError
 from .llm import Capabilities, Completion, CompletionRequest
 from .model import Compaction, Entry, Message, SessionInfo, ToolCall
 from .reports import CompactionReport, RetrievalReport
+from .runtimehooks import runtime_verdicts
 from .tools import Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -333,6 +334,8 @@ class RunContext:
     #: applies it, so that its request begins as the run's own prompts do and the server's
     #: prompt cache serves that prefix.
     wire: Callable[[list[Message]], list[Message]] = field(default=list)
+    #: The session that started this one as a sub-agent (its tool's run), else None.
+    parent: str | None = None
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Tell the run's `on_event` callback (whose failure never stops the run)."""
@@ -343,6 +346,18 @@ class RunContext:
         except Exception:
             logging.getLogger("agentframe.session").exception(
                 "the on_event callback raised; the run goes on"
+            )
+
+    async def compacting(self, trigger: str = "auto") -> None:
+        """Tell the `agentframe_compacting` hooks that a context builder is about to compact
+        this session (a builder calls it before it summarizes); a hook's failure is logged."""
+        try:
+            await runtime_verdicts(
+                self.stack.hooks, "agentframe_compacting", ctx=self, trigger=trigger
+            )
+        except Exception:
+            logging.getLogger("agentframe.session").exception(
+                "an agentframe_compacting hook failed; the compaction goes on"
             )
 
     def report_compaction(self, report: CompactionReport) -> None:

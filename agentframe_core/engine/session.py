@@ -29,7 +29,9 @@ from ..contract.errors import AgentframeError
 from ..contract.llm import Completion, CompletionRequest, Usage
 from ..contract.model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from ..contract.protocols import ExportableStore, RunContext, Stack, Store
+from ..contract.hookspecs import MAX_STOP_CONTINUES
 from ..contract.reports import CompactionReport, RetrievalReport
+from ..contract.runtimehooks import runtime_verdicts
 from ..contract.tools import ToolResult
 from ..support.turnlease import SessionDeletedError, hold_turn, new_holder, reply_to
 from .calling import ModelReply, ToolCalling, tool_calling
@@ -56,6 +58,7 @@ class Outcome(StrEnum):
     PARSE_ERRORS = "parse_errors"  # a text-tools model kept sending malformed JSON
     REQUIREMENT_UNMET = "requirement_unmet"  # the agent's required tool was never called
     UNABLE = "unable"  # the model said it cannot do the task (report_inability); reply: why
+    BLOCKED = "blocked"  # a runtime hook refused the prompt or stopped the run; reply: why
 
 
 @dataclass(slots=True)
@@ -127,6 +130,8 @@ class _Run:
     on_token: TokenCallback | None
     on_tool: ToolCallback | None
     parse_errors: int = 0
+    #: Times an `agentframe_run_stopping` hook made this run go on.
+    continued: int = 0
     done: bool = False
     #: When this turn's request was built: what the model call produces is stored at this
     #: time, so arrivals claimed at the next boundary (created later) sort after it.
@@ -149,8 +154,13 @@ class Session:
         agent: AgentDefinition | None = None,
         cwd: Path | None = None,
         system: str | None = None,
+        parent: str | None = None,
     ) -> None:
         self.stack = stack
+        #: The session whose tool started this one as a sub-agent (`RunContext.parent`).
+        self.parent = parent
+        self._started = False
+        self._prompt_context = ""
         self.id = session_id or uuid.uuid4().hex
         self.agent = agent
         self.cwd = cwd or Path.cwd()
@@ -187,7 +197,13 @@ class Session:
         tool calling) -> turns until one ends the run -> report. `on_event(kind, data)`
         hears progress that parts report through `RunContext.emit` (e.g. sub-agents).
         """
+        ctx = self._context_of_run(on_compaction, on_event)
+        refused = await self._hooks_before(ctx, prompt)
+        if refused is not None:
+            return RunResult(self.id, Outcome.BLOCKED, refused, 0)
         message = await self.send(prompt) if prompt is not None else None
+        if message is not None and self._prompt_context:
+            await self.stack.store.enqueue(self.id, _hook_note(self._prompt_context))
         ttl = self.stack.limits.turn_lease_seconds
         async with hold_turn(self.stack.store, self.id, new_holder(), ttl):
             boundary = now_ns()
@@ -195,15 +211,55 @@ class Session:
             answered = await self._answered_elsewhere(message) if message else None
             if answered is not None:
                 return answered
-            ctx = RunContext(
-                self.id, self.stack, self.agent, on_compaction=on_compaction, on_event=on_event
-            )
             await self._drop_stale_notifications(ctx)
             run = await self._prepare(ctx, claimed, on_token, on_tool)
             run.boundary = boundary
             while not run.done:
                 await self._turn(run)
             return self._report(run)
+
+    async def end(self, reason: str = "other") -> None:
+        """The conversation is over: the `agentframe_session_ended` hooks hear `reason`."""
+        ctx = self._context_of_run(None, None)
+        await runtime_verdicts(self.stack.hooks, "agentframe_session_ended", ctx=ctx, reason=reason)
+
+    def _context_of_run(
+        self, on_compaction: CompactionCallback | None, on_event: EventCallback | None
+    ) -> RunContext:
+        return RunContext(
+            self.id,
+            self.stack,
+            self.agent,
+            on_compaction=on_compaction,
+            on_event=on_event,
+            parent=self.parent,
+        )
+
+    async def _hooks_before(self, ctx: RunContext, prompt: str | None) -> str | None:
+        """The session-start hooks (on this object's first run) and the prompt's: a reason
+        to refuse the run, or None; their context is queued for the model."""
+        hooks, self._prompt_context = self.stack.hooks, ""
+        if hooks is None:
+            return None
+        if not self._started and hooks.agentframe_session_started.get_hookimpls():
+            self._started = True
+            resumed = bool(await self.stack.store.context(self.id))
+            started = await runtime_verdicts(
+                hooks, "agentframe_session_started", "context", ctx=ctx, resumed=resumed
+            )
+            stop = next((v.stop or v.block for v in started if v.stop or v.block), None)
+            if stop:
+                return stop
+            if added := "\n\n".join(v.context for v in started if v.context):
+                await self.stack.store.enqueue(self.id, _hook_note(added))
+        if prompt is None:
+            return None
+        verdicts = await runtime_verdicts(
+            hooks, "agentframe_prompt_submitted", ctx=ctx, prompt=prompt
+        )
+        refused = next((v.block or v.stop for v in verdicts if v.block or v.stop), None)
+        self._prompt_context = "\n\n".join(v.context for v in verdicts if v.context)
+        return refused
 
     async def _answered_elsewhere(self, message: Entry) -> RunResult | None:
         """With the lease held: the result to report if a concurrent run (now ended) claimed
@@ -353,7 +409,32 @@ class Session:
             else:
                 await self.stack.store.append(self.id, await run.reminder.next())
             return
+        if await self._stop_overruled(run, content):
+            return
         run.finish(Outcome.COMPLETED)
+
+    async def _stop_overruled(self, run: _Run, reply: str) -> bool:
+        """True when an `agentframe_run_stopping` hook gives a reason to go on (bounded by
+        `MAX_STOP_CONTINUES`): the model reads it next turn. A `stop` ends the run blocked."""
+        if run.continued >= MAX_STOP_CONTINUES:
+            return False
+        verdicts = await runtime_verdicts(
+            self.stack.hooks,
+            "agentframe_run_stopping",
+            ctx=run.ctx,
+            reply=reply,
+            continued=run.continued,
+        )
+        stop = next((v.stop for v in verdicts if v.stop), None)
+        if stop:
+            run.finish(Outcome.BLOCKED, stop)
+            return True
+        reasons = [v.block for v in verdicts if v.block]
+        if not reasons:
+            return False
+        run.continued += 1
+        await self.stack.store.append(self.id, note("\n\n".join(reasons), "stop-hook"))
+        return True
 
     async def _run_tools(self, run: _Run, calls: tuple[ToolCall, ...]) -> None:
         """Run the reply's tool calls; a terminal tool ends the run, and so does a loop."""
@@ -518,6 +599,11 @@ def _on_the_wire(calling: ToolCalling, retrieved: str, built: list[Message]) -> 
     """Built messages as the run sends them: the retrieved snippets in front of the latest
     user message, tool names on the wire, tools as text where they are text."""
     return calling.wire_messages(place_retrieved(built, retrieved))
+
+
+def _hook_note(text: str) -> Entry:
+    """Context a runtime hook adds for the model (session start, a prompt)."""
+    return Entry(kind=EntryKind.NOTIFICATION, content=text, tag="hook-context")
 
 
 def _exportable(store: Store) -> TypeGuard[ExportableStore]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..contract.configtypes import Limits
 from ..contract.definition import AgentDefinition
@@ -18,6 +18,7 @@ from ..contract.llm import ToolSpec
 from ..contract.model import Message, ToolCall
 from ..contract.protocols import RunContext, ToolDispatcher
 from ..contract.tools import Tool, ToolResult
+from .gate import after_call, gate
 from .validation import ToolSchemaError, argument_problems
 
 __all__ = ["ToolCallRecord", "Toolbox"]
@@ -130,6 +131,7 @@ class Toolbox:
         started = time.perf_counter()
         try:
             result = await self._execute(call, ctx, limits)
+            result = await after_call(call, result, ctx)
         except asyncio.CancelledError:
             raise
         except Exception as err:  # a gate hook, a broken schema: the model hears, not a trace
@@ -160,13 +162,24 @@ class Toolbox:
                 "describe the change instead",
                 True,
             )
-        hooks = ctx.stack.hooks
-        if hooks is not None and hooks.agentframe_gate_tool_call.get_hookimpls():
-            reason = hooks.agentframe_gate_tool_call(
-                ctx=ctx, name=call.name, arguments=call.arguments
+        refusal, gated = await gate(call, ctx)
+        if refusal is not None:
+            return refusal
+        if gated is not call:  # a hook rewrote the arguments: the result records them
+            return _rewritten(
+                await self._execute_checked(gated, tool, dispatcher, ctx, limits), gated
             )
-            if reason:
-                return ToolResult(f"tool call refused: {reason}", True)
+        return await self._execute_checked(call, tool, dispatcher, ctx, limits)
+
+    async def _execute_checked(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        dispatcher: ToolDispatcher,
+        ctx: RunContext,
+        limits: Limits,
+    ) -> ToolResult:
+        agent = self.agent
         try:
             problems = argument_problems(tool.parameters, call.arguments)
         except ToolSchemaError as err:  # one line: the schema is the tool's fault, not the run's
@@ -217,3 +230,8 @@ class Toolbox:
                 f"tool {call.name} returned {type(result).__name__}, not a ToolResult", True
             )
         return result
+
+
+def _rewritten(result: ToolResult, call: ToolCall) -> ToolResult:
+    """`result`, noting in its meta the arguments a gate hook gave the call."""
+    return replace(result, meta={**result.meta, "arguments": call.arguments})
