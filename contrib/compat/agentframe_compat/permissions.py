@@ -200,9 +200,10 @@ def _path_matches(spec: str, target: Path, base: Path, cwd: Path) -> bool:
         relative = target.relative_to(root).as_posix()
     except ValueError:
         return False
-    return _glob(pattern.rstrip("/")).fullmatch(relative) is not None or (
-        pattern.endswith("/") and _glob(pattern + "**").fullmatch(relative) is not None
-    )
+    pattern = pattern.rstrip("/") + ("/**" if pattern.endswith("/") else "")
+    if pattern.endswith("/**"):  # a folder's contents: a search of the folder itself too
+        return any(_glob(p).fullmatch(relative) for p in (pattern, pattern[:-3]))
+    return _glob(pattern).fullmatch(relative) is not None
 
 
 def _glob(pattern: str) -> re.Pattern[str]:
