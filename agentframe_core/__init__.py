@@ -72,6 +72,7 @@ if TYPE_CHECKING:
         StoredEntry,
         ToolDispatcher,
     )
+    from .contract.questions import Answer, Question
     from .contract.registry import Kind, Register
     from .contract.reports import CompactionReport, RetrievalReport
     from .contract.runtimehooks import HookVerdict
@@ -139,6 +140,8 @@ _LAZY = {
     "Diagnosis": ".contract.diagnosis",
     "RunContext": ".contract.protocols",
     "Stack": ".contract.protocols",
+    "Question": ".contract.questions",
+    "Answer": ".contract.questions",
     "Config": ".contract.configtypes",
     "Limits": ".contract.configtypes",
     "PartConfig": ".contract.configtypes",
@@ -267,6 +270,8 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "Diagnosis",
     "RunContext",
     "Stack",
+    "Question",
+    "Answer",
     "Config",
     "Limits",
     "PartConfig",

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..contract.protocols import Stack
+from ..contract.questions import QuestionCallback
 from ..engine.session import (
     CompactionCallback,
     EventCallback,
@@ -40,10 +41,12 @@ def run(
     on_compaction: CompactionCallback | None = None,
     on_event: EventCallback | None = None,
     on_new_session: Callable[[str], object] | None = None,
+    on_question: QuestionCallback | None = None,
 ) -> RunResult:
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
     `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default). `on_new_session` is
-    called with `session_id` when the store has no such session yet (a typo, or a new one)."""
+    called with `session_id` when the store has no such session yet (a typo, or a new one);
+    `on_question` answers the questions parts ask (none: they are declined)."""
     from .catalog import find_agents
     from .config import find_config_file, load_config
     from .plugins import PluginHost
@@ -66,6 +69,7 @@ def run(
                 on_tool=on_tool,
                 on_compaction=on_compaction,
                 on_event=on_event,
+                on_question=on_question,
             )
             await session.end()
             return result

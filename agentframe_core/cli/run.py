@@ -27,6 +27,7 @@ from .app import (
     utf8_problem,
     warn,
 )
+from .asking import TerminalAsker, stdin_lines
 
 log = logging.getLogger("agentframe.cli")
 
@@ -207,6 +208,7 @@ def run(
             on_compaction=None if as_json else _show_compaction,
             on_event=None if as_json else _show_event,
             on_new_session=on_new_session,
+            on_question=TerminalAsker(stdin_lines()) if sys.stdin.isatty() else None,
         )
     if as_json:
         emit_json(result_json(result))
@@ -316,6 +318,7 @@ async def _repl(session: Session) -> None:
                 on_tool=_show_tool,
                 on_compaction=_show_compaction,
                 on_event=_show_event,
+                on_question=TerminalAsker(lines.get),  # answered from the chat's own lines
             )
         )
         try:

@@ -25,6 +25,7 @@ from .definition import AgentDefinition
 from .errors import AgentDefinitionError
 from .llm import Capabilities, Completion, CompletionRequest
 from .model import Compaction, Entry, Message, SessionInfo, ToolCall
+from .questions import NOBODY_TO_ASK, Answer, Question, QuestionCallback
 from .reports import CompactionReport, RetrievalReport
 from .runtimehooks import runtime_verdicts
 from .tools import Tool, ToolResult
@@ -317,7 +318,8 @@ class RunContext:
     This is the one way parts reach each other: `ctx.stack.store`, `ctx.stack.adapter`, ...
     A context builder that compacts reports it through `report_compaction`, which also tells
     the run's `on_compaction` callback at once; the run reports compactions in its `RunResult`,
-    with what each retriever returned (`retrievals`).
+    with what each retriever returned (`retrievals`). A part that needs the person's decision
+    awaits `ask` (the run's `on_question`).
     """
 
     session_id: str
@@ -336,6 +338,9 @@ class RunContext:
     wire: Callable[[list[Message]], list[Message]] = field(default=list)
     #: The session that started this one as a sub-agent (its tool's run), else None.
     parent: str | None = None
+    #: Who answers the run's questions (`ask`): the CLI at a terminal, a server's client;
+    #: None when nobody can.
+    on_question: QuestionCallback | None = None
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Tell the run's `on_event` callback (whose failure never stops the run)."""
@@ -359,6 +364,17 @@ class RunContext:
             logging.getLogger("agentframe.session").exception(
                 "an agentframe_compacting hook failed; the compaction goes on"
             )
+
+    async def ask(self, question: Question) -> Answer:
+        """The person's answer to `question`; declined at once, with the reason, when nobody
+        can be asked, and cancelled when asking fails (the run goes on either way)."""
+        if self.on_question is None:
+            return Answer("decline", reason=NOBODY_TO_ASK)
+        try:
+            return await self.on_question(question)
+        except Exception as err:
+            logging.getLogger("agentframe.session").warning("asking failed: %s", err)
+            return Answer("cancel", reason=f"asking failed: {type(err).__name__}: {err}")
 
     def report_compaction(self, report: CompactionReport) -> None:
         """Record a compaction for the run's result and tell the callback (whose failure

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from ..contract.model import ToolCall
 from ..contract.protocols import RunContext
+from ..contract.questions import Question
 from ..contract.runtimehooks import runtime_verdicts
 from ..contract.tools import ToolResult
 
@@ -49,8 +50,6 @@ async def gate(call: ToolCall, ctx: RunContext) -> tuple[ToolResult | None, Tool
 
 async def _asked(message: str, call: ToolCall, ctx: RunContext) -> ToolResult | None:
     """None when the person accepts the call; else the refusal, with their reason."""
-    from ..contract.questions import Question
-
     await runtime_verdicts(
         ctx.stack.hooks,
         "agentframe_notification",
@@ -58,7 +57,7 @@ async def _asked(message: str, call: ToolCall, ctx: RunContext) -> ToolResult | 
         message=message,
         kind="permission_prompt",
     )
-    answer = await ctx.ask(Question(message, source="gate"))
+    answer = await ctx.ask(Question(message, source="permissions"))
     if answer.action == "accept":
         return None
     why = f": {answer.reason}" if answer.reason else ""

@@ -26,10 +26,11 @@ from typing import Any, TypeGuard
 
 from ..contract.definition import AgentDefinition
 from ..contract.errors import AgentframeError
+from ..contract.hookspecs import MAX_STOP_CONTINUES
 from ..contract.llm import Completion, CompletionRequest, Usage
 from ..contract.model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from ..contract.protocols import ExportableStore, RunContext, Stack, Store
-from ..contract.hookspecs import MAX_STOP_CONTINUES
+from ..contract.questions import QuestionCallback
 from ..contract.reports import CompactionReport, RetrievalReport
 from ..contract.runtimehooks import runtime_verdicts
 from ..contract.tools import ToolResult
@@ -190,14 +191,16 @@ class Session:
         on_tool: ToolCallback | None = None,
         on_compaction: CompactionCallback | None = None,
         on_event: EventCallback | None = None,
+        on_question: QuestionCallback | None = None,
     ) -> RunResult:
         """Answer `prompt` (when given) and everything else pending, to an Outcome.
 
         Claim what is pending -> drop stale notifications -> prepare (tools, system prompt,
         tool calling) -> turns until one ends the run -> report. `on_event(kind, data)`
-        hears progress that parts report through `RunContext.emit` (e.g. sub-agents).
+        hears progress that parts report through `RunContext.emit` (e.g. sub-agents);
+        `on_question` answers the questions parts ask through `RunContext.ask`.
         """
-        ctx = self._context_of_run(on_compaction, on_event)
+        ctx = self._context_of_run(on_compaction, on_event, on_question)
         refused = await self._hooks_before(ctx, prompt)
         if refused is not None:
             return RunResult(self.id, Outcome.BLOCKED, refused, 0)
@@ -220,11 +223,14 @@ class Session:
 
     async def end(self, reason: str = "other") -> None:
         """The conversation is over: the `agentframe_session_ended` hooks hear `reason`."""
-        ctx = self._context_of_run(None, None)
+        ctx = self._context_of_run(None, None, None)
         await runtime_verdicts(self.stack.hooks, "agentframe_session_ended", ctx=ctx, reason=reason)
 
     def _context_of_run(
-        self, on_compaction: CompactionCallback | None, on_event: EventCallback | None
+        self,
+        on_compaction: CompactionCallback | None,
+        on_event: EventCallback | None,
+        on_question: QuestionCallback | None,
     ) -> RunContext:
         return RunContext(
             self.id,
@@ -232,6 +238,7 @@ class Session:
             self.agent,
             on_compaction=on_compaction,
             on_event=on_event,
+            on_question=on_question,
             parent=self.parent,
         )
 

@@ -131,7 +131,7 @@ async def run_child(
 
     try:
         await session.send(spec.task, origin=link)
-        result = await session.run(on_tool=on_tool)
+        result = await session.run(on_tool=on_tool, on_question=ctx.ask)
     except asyncio.CancelledError:
         run.seconds = time.perf_counter() - started
         ctx.emit("subagent.finished", {**event, **run.to_json()})
