@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from agentframe_compat.permissions import Rules, RuleError, parse_rule
+from agentframe_compat.permissions import RuleError, Rules, parse_rule
 
 PROJECT = Path("/work/project")
 
@@ -20,12 +20,24 @@ def rules(allow=(), ask=(), deny=(), mode="default") -> Rules:
 # (rules, tool, arguments, writes, expected action)
 CASES = [
     # Bash: exact, `:*` prefix, `*` wildcard; compound commands part by part
-    (rules(allow=["Bash(npm run test:*)"]), "Bash", {"command": "npm run test:unit"}, True, "allow"),
+    (
+        rules(allow=["Bash(npm run test:*)"]),
+        "Bash",
+        {"command": "npm run test:unit"},
+        True,
+        "allow",
+    ),
     (rules(allow=["Bash(npm run test:*)"]), "Bash", {"command": "npm run build"}, True, "ask"),
     (rules(allow=["Bash(npm run build)"]), "Bash", {"command": "npm run build"}, True, "allow"),
     (rules(allow=["Bash(npm run build)"]), "Bash", {"command": "npm run build -- x"}, True, "ask"),
     (rules(allow=["Bash(git * main)"]), "Bash", {"command": "git push origin main"}, True, "allow"),
-    (rules(allow=["Bash(git status:*)"]), "Bash", {"command": "git status && rm -rf /"}, True, "ask"),
+    (
+        rules(allow=["Bash(git status:*)"]),
+        "Bash",
+        {"command": "git status && rm -rf /"},
+        True,
+        "ask",
+    ),
     (
         rules(allow=["Bash(git status:*)", "Bash(ls:*)"]),
         "Bash",
@@ -41,10 +53,28 @@ CASES = [
     (rules(deny=["Read(./.env)"]), "Read", {"file_path": "/work/project/.env"}, False, "deny"),
     (rules(deny=["Read(./.env)"]), "Read", {"file_path": "/work/project/a.txt"}, False, "allow"),
     (rules(deny=["Read(.env)"]), "Read", {"file_path": "/work/project/sub/.env"}, False, "deny"),
-    (rules(allow=["Edit(src/**)"]), "Edit", {"file_path": "/work/project/src/a/b.py"}, True, "allow"),
+    (
+        rules(allow=["Edit(src/**)"]),
+        "Edit",
+        {"file_path": "/work/project/src/a/b.py"},
+        True,
+        "allow",
+    ),
     (rules(allow=["Edit(src/**)"]), "Edit", {"file_path": "/work/project/docs/b.md"}, True, "ask"),
-    (rules(allow=["Edit(src/**)"]), "Write", {"file_path": "/work/project/src/new.py"}, True, "allow"),
-    (rules(allow=["Edit(/src/*.py)"]), "Edit", {"file_path": "/work/project/src/x.py"}, True, "allow"),
+    (
+        rules(allow=["Edit(src/**)"]),
+        "Write",
+        {"file_path": "/work/project/src/new.py"},
+        True,
+        "allow",
+    ),
+    (
+        rules(allow=["Edit(/src/*.py)"]),
+        "Edit",
+        {"file_path": "/work/project/src/x.py"},
+        True,
+        "allow",
+    ),
     (rules(deny=["Edit(//etc/**)"]), "Write", {"file_path": "/etc/passwd"}, True, "deny"),
     (rules(deny=["Read(secrets/**)"]), "Grep", {"pattern": "x", "path": "secrets"}, False, "deny"),
     (rules(allow=["Edit(src/**)"]), "Edit", {"file_path": "src/../../outside.py"}, True, "ask"),
@@ -108,5 +138,5 @@ def test_a_decision_names_its_rule_and_file() -> None:
 
 @pytest.mark.parametrize("text", ["Bash(", "", "Web Fetch", "WebFetch(example.com)"])
 def test_a_malformed_rule_is_refused_quoting_it(text: str) -> None:
-    with pytest.raises(RuleError, match="is not a rule|domain:HOST"):
+    with pytest.raises(RuleError, match=r"is not a rule|domain:HOST"):
         parse_rule(text, "s.json", PROJECT)
