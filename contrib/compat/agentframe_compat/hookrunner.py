@@ -46,16 +46,14 @@ class _Flood(Exception):
 async def run_hook(hook: Hook, payload: dict[str, Any], project: Path) -> Ran:
     """Run `hook` with `payload` on stdin; never raises but for cancellation."""
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
-    command = hook.command
-    if hook.source.plugin_root is not None:
+    if hook.source.plugin_root is not None:  # the shell expands `${CLAUDE_PLUGIN_ROOT}`
         env["CLAUDE_PLUGIN_ROOT"] = str(hook.source.plugin_root)
-        command = command.replace("${CLAUDE_PLUGIN_ROOT}", str(hook.source.plugin_root))
     shell = shutil.which("bash") or "/bin/sh"
     try:
         process = await asyncio.create_subprocess_exec(
             shell,
             "-c",
-            command,
+            hook.command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -66,20 +64,20 @@ async def run_hook(hook: Hook, payload: dict[str, Any], project: Path) -> Ran:
     except OSError as err:
         return Ran(None, "", "", f"could not start: {err}")
     data = json.dumps(payload, ensure_ascii=False).encode()
-    out, err = bytearray(), bytearray()
+    out, errors = bytearray(), bytearray()
     try:
         async with asyncio.timeout(hook.timeout):
-            flooded = await _exchange(process, data, out, err)
+            flooded = await _exchange(process, data, out, errors)
             if flooded:
-                return _killed(out, err, f"wrote more than {MAX_OUTPUT_BYTES} bytes; killed")
+                return _killed(out, errors, f"wrote more than {MAX_OUTPUT_BYTES} bytes; killed")
             code = await process.wait()
     except TimeoutError:
-        return _killed(out, err, f"timed out after {hook.timeout:g} s; killed")
+        return _killed(out, errors, f"timed out after {hook.timeout:g} s; killed")
     finally:
         _kill_group(process)
         if process.returncode is None:
             await process.wait()
-    return Ran(code, _text(out), _text(err))
+    return Ran(code, _text(out), _text(errors))
 
 
 async def _exchange(

@@ -29,6 +29,7 @@ __all__ = [
     "SettingsError",
     "SettingsSource",
     "default_sources",
+    "plugin_source",
     "project_dir",
     "read_settings",
 ]
@@ -73,6 +74,13 @@ def default_sources(project: Path, home: Path) -> list[SettingsSource]:
         SettingsSource(project / ".claude" / "settings.json", project, "project"),
         SettingsSource(project / ".claude" / "settings.local.json", project, "local"),
     ]
+
+
+def plugin_source(root: Path) -> SettingsSource:
+    """A Claude Code plugin's `hooks/hooks.json`, confined to the plugin's folder, with
+    `${CLAUDE_PLUGIN_ROOT}` set to it for its hooks."""
+    root = root.resolve()
+    return SettingsSource(root / "hooks" / "hooks.json", root, "plugin", root)
 
 
 def read_settings(source: SettingsSource) -> dict[str, Any] | None:
