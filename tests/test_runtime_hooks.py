@@ -1,4 +1,5 @@
-"""Runtime hooks: a plugin can gate tool calls and drop stale notifications."""
+"""Runtime hooks: a plugin can gate tool calls, drop stale notifications, and take part in a
+run: its prompt, its calls' results, its stop, its session's start and end."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import types
 from stacks import call
 
 from agentframe_core import Entry, EntryKind, HookVerdict, RunContext, hookimpl, tool
-from agentframe_core.contract.hookspecs import MAX_STOP_CONTINUES
 from agentframe_core.assembly.plugins import PluginHost
+from agentframe_core.contract.hookspecs import MAX_STOP_CONTINUES
 from agentframe_core.engine.session import Session
 
 
@@ -202,3 +203,16 @@ async def test_session_end_compaction_and_the_parent_reach_their_hooks(make_stac
     await ctx.compacting("auto")
     await session.end("prompt_input_exit")
     assert heard == [("compacting", "auto", "p1"), ("ended", "prompt_input_exit", "p1")]
+
+
+async def test_a_gate_stop_refuses_the_call_and_ends_the_run(make_stack):
+    def agentframe_gate_tool_call(ctx, name, arguments):
+        return HookVerdict(stop="the build is broken; stopping")
+
+    stack = hooked(
+        make_stack([call("echo", text="a"), "never"], [echo]),
+        agentframe_gate_tool_call=agentframe_gate_tool_call,
+    )
+    result = await Session(stack).run("go")
+    assert (result.outcome, result.turns) == ("blocked", 1)
+    assert result.reply == "tool call refused: the build is broken; stopping"

@@ -121,7 +121,8 @@ def agentframe_prompt_submitted(
 def agentframe_tool_result(
     ctx: RunContext, name: str, arguments: dict[str, Any], result: ToolResult
 ) -> str | HookVerdict | Awaitable[str | HookVerdict | None] | None:
-    """A tool call has run (refused ones too: `result.is_error`). A string (or `context`) is
+    """A tool call that passed the gate has run (`result.is_error` if it failed, its schema
+    check included; `arguments` are those it ran with). A string (or `context`) is
     added to the result the model reads; `block` is feedback the model reads as an error
     beside it (the call already ran); `stop` ends the run after this reply's calls."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = ["HookVerdict", "runtime_verdicts"]
@@ -55,7 +55,9 @@ async def runtime_verdicts(
     verdicts = []
     for answer in answers:
         if isinstance(answer, str) and answer:
-            verdicts.append(replace(HookVerdict(), **{primary: answer}))
+            verdicts.append(
+                HookVerdict(block=answer) if primary == "block" else HookVerdict(context=answer)
+            )
         elif isinstance(answer, HookVerdict):
             verdicts.append(answer)
     return verdicts

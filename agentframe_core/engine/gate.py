@@ -2,8 +2,9 @@
 
 Before: every `agentframe_gate_tool_call` answer is read in plugin order; the first refusal or
 question decides (a question goes to the person through `RunContext.ask`, and a call nobody
-accepted is refused, saying why), the first replacement arguments are used. After:
-`agentframe_tool_result` answers add text to the result the model reads, or end the run.
+accepted is refused, saying why), the first replacement arguments are used, a `stop` refuses
+the call and ends the run. After a call that passed the gate: `agentframe_tool_result`
+answers add text to the result the model reads, or end the run.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ async def gate(call: ToolCall, ctx: RunContext) -> tuple[ToolResult | None, Tool
     if arguments is not None:
         call = ToolCall(call.id, call.name, arguments)
     for verdict in verdicts:
+        if verdict.stop:
+            return ToolResult(f"tool call refused: {verdict.stop}", True, outcome=BLOCKED), call
         if verdict.block:
             return ToolResult(f"tool call refused: {verdict.block}", True), call
         if verdict.ask:
@@ -74,7 +77,7 @@ async def after_call(call: ToolCall, result: ToolResult, ctx: RunContext) -> Too
             "context",
             ctx=ctx,
             name=call.name,
-            arguments=result.meta.get("arguments", call.arguments),
+            arguments=call.arguments,
             result=result,
         )
     except Exception:

@@ -161,7 +161,6 @@ class Session:
         #: The session whose tool started this one as a sub-agent (`RunContext.parent`).
         self.parent = parent
         self._started = False
-        self._prompt_context = ""
         self.id = session_id or uuid.uuid4().hex
         self.agent = agent
         self.cwd = cwd or Path.cwd()
@@ -201,12 +200,12 @@ class Session:
         `on_question` answers the questions parts ask through `RunContext.ask`.
         """
         ctx = self._context_of_run(on_compaction, on_event, on_question)
-        refused = await self._hooks_before(ctx, prompt)
+        refused, added = await self._hooks_before(ctx, prompt)
         if refused is not None:
             return RunResult(self.id, Outcome.BLOCKED, refused, 0)
         message = await self.send(prompt) if prompt is not None else None
-        if message is not None and self._prompt_context:
-            await self.stack.store.enqueue(self.id, _hook_note(self._prompt_context))
+        if message is not None and added:
+            await self.stack.store.enqueue(self.id, _hook_note(added))
         ttl = self.stack.limits.turn_lease_seconds
         async with hold_turn(self.stack.store, self.id, new_holder(), ttl):
             boundary = now_ns()
@@ -242,12 +241,13 @@ class Session:
             parent=self.parent,
         )
 
-    async def _hooks_before(self, ctx: RunContext, prompt: str | None) -> str | None:
-        """The session-start hooks (on this object's first run) and the prompt's: a reason
-        to refuse the run, or None; their context is queued for the model."""
-        hooks, self._prompt_context = self.stack.hooks, ""
+    async def _hooks_before(self, ctx: RunContext, prompt: str | None) -> tuple[str | None, str]:
+        """The session-start hooks (on this object's first run; their context is queued at
+        once) and the prompt's: (a reason to refuse the run, or None; context for after the
+        prompt)."""
+        hooks = self.stack.hooks
         if hooks is None:
-            return None
+            return None, ""
         if not self._started and hooks.agentframe_session_started.get_hookimpls():
             self._started = True
             resumed = bool(await self.stack.store.context(self.id))
@@ -256,17 +256,16 @@ class Session:
             )
             stop = next((v.stop or v.block for v in started if v.stop or v.block), None)
             if stop:
-                return stop
+                return stop, ""
             if added := "\n\n".join(v.context for v in started if v.context):
                 await self.stack.store.enqueue(self.id, _hook_note(added))
         if prompt is None:
-            return None
+            return None, ""
         verdicts = await runtime_verdicts(
             hooks, "agentframe_prompt_submitted", ctx=ctx, prompt=prompt
         )
         refused = next((v.block or v.stop for v in verdicts if v.block or v.stop), None)
-        self._prompt_context = "\n\n".join(v.context for v in verdicts if v.context)
-        return refused
+        return refused, "\n\n".join(v.context for v in verdicts if v.context)
 
     async def _answered_elsewhere(self, message: Entry) -> RunResult | None:
         """With the lease held: the result to report if a concurrent run (now ended) claimed

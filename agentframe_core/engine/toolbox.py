@@ -131,7 +131,6 @@ class Toolbox:
         started = time.perf_counter()
         try:
             result = await self._execute(call, ctx, limits)
-            result = await after_call(call, result, ctx)
         except asyncio.CancelledError:
             raise
         except Exception as err:  # a gate hook, a broken schema: the model hears, not a trace
@@ -165,11 +164,10 @@ class Toolbox:
         refusal, gated = await gate(call, ctx)
         if refusal is not None:
             return refusal
+        result = await self._execute_checked(gated, tool, dispatcher, ctx, limits)
         if gated is not call:  # a hook rewrote the arguments: the result records them
-            return _rewritten(
-                await self._execute_checked(gated, tool, dispatcher, ctx, limits), gated
-            )
-        return await self._execute_checked(call, tool, dispatcher, ctx, limits)
+            result = replace(result, meta={**result.meta, "arguments": gated.arguments})
+        return await after_call(gated, result, ctx)
 
     async def _execute_checked(
         self,
@@ -230,8 +228,3 @@ class Toolbox:
                 f"tool {call.name} returned {type(result).__name__}, not a ToolResult", True
             )
         return result
-
-
-def _rewritten(result: ToolResult, call: ToolCall) -> ToolResult:
-    """`result`, noting in its meta the arguments a gate hook gave the call."""
-    return replace(result, meta={**result.meta, "arguments": call.arguments})

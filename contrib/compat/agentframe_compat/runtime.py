@@ -166,7 +166,7 @@ def agentframe_tool_result(
 ) -> Any:
     project = _project()
     hooks = project.hooks_for("PostToolUse", claude_names(name))
-    if not hooks:
+    if not hooks or result.is_error:  # Claude Code runs PostToolUse after a success only
         return None
     return _after(project, hooks, ctx, name, arguments, result)
 
@@ -226,7 +226,15 @@ def agentframe_run_stopping(ctx: RunContext, reply: str, continued: int) -> Any:
     event = "SubagentStop" if ctx.parent is not None else "Stop"
     hooks = project.hooks_for(event)
     fields = {"stop_hook_active": continued > 0}
-    return _fire_joined(project, hooks, ctx, event, fields) if hooks else None
+    return _stopping(project, hooks, ctx, event, fields) if hooks else None
+
+
+async def _stopping(
+    project: ClaudeProject, hooks: list[Hook], ctx: RunContext, event: str, fields: dict[str, Any]
+) -> HookVerdict | None:
+    """A reason to go on; `continue: false` wins over it and lets the run end as it would."""
+    verdict = await _fire_joined(project, hooks, ctx, event, fields)
+    return None if verdict.stop else HookVerdict(block=verdict.block)
 
 
 @hookimpl
