@@ -101,3 +101,56 @@ def test_every_event_fires_in_order_with_claude_codes_input(
 def _blocks(line: dict[str, object]) -> list[dict[str, object]]:
     content = line["message"]["content"]  # type: ignore[index]
     return content if isinstance(content, list) else []
+
+
+RULES_CONFIG = """\
+adapter:
+  use: scripted
+  replies:
+    - tool_calls:
+        - {name: Bash, arguments: {command: "echo allowed"}}
+        - {name: Bash, arguments: {command: "echo ask me"}}
+        - {name: Bash, arguments: {command: "rm -rf src"}}
+        - {name: Read, arguments: {file_path: "src/a.py"}}
+    - "done"
+tools:
+  - use: claude-tools
+    allow: [Bash, Read]
+"""
+
+NOTIFY = r"""
+import json, os, sys
+event = json.load(sys.stdin)
+with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "notified.jsonl"), "a") as log:
+    log.write(json.dumps(event) + "\n")
+"""
+
+
+def test_permission_rules_through_the_cli(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a terminal an `ask` is refused, saying so; deny wins over allow."""
+    (project / "agentframe.yaml").write_text(RULES_CONFIG)
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text("print('a')\n")
+    (project / "notify.py").write_text(NOTIFY)
+    permissions = {
+        "allow": ["Bash(echo:*)", "Read(src/**)"],
+        "ask": ["Bash(echo ask:*)"],
+        "deny": ["Bash(rm:*)"],
+    }
+    hook = {"type": "command", "command": f'"{sys.executable}" notify.py'}
+    settings = {"permissions": permissions, "hooks": {"Notification": [{"hooks": [hook]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    done = run_cli(project, "run", "--json", "tidy up")
+    assert done.returncode == 0, done.stderr
+    allowed, asked, denied, read = json.loads(done.stdout)["tool_calls"]
+    assert allowed["result"].strip() == "allowed" and not allowed["is_error"]
+    assert asked["is_error"] and "rule 'Bash(echo ask:*)'" in asked["result"]
+    assert "no one can answer: the run is not interactive" in asked["result"]
+    assert denied["is_error"] and "rule 'Bash(rm:*)'" in denied["result"]
+    assert (project / "src" / "a.py").exists() and "print('a')" in read["result"]
+    notified = [json.loads(line) for line in (project / "notified.jsonl").read_text().splitlines()]
+    assert [n["notification_type"] for n in notified] == ["permission_prompt"]
+    assert "echo ask me" in notified[0]["message"]
