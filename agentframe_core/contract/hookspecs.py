@@ -104,8 +104,9 @@ def agentframe_gate_tool_call(
     the schema check). A string is a reason to refuse it (the model gets it as the tool's
     error result). A `HookVerdict` may refuse (`block`), ask the person first (`ask`: the call
     runs only if they accept, through `RunContext.ask`; the `agentframe_notification` hook hears
-    of it), run it with other `arguments`, or `stop` the run after it. The first refusal or
-    question in plugin order wins; the first `arguments` are used. None lets it run."""
+    of it), run it with other `arguments`, or `stop` the run (refusing the call). The first
+    stop, refusal or question in plugin order wins; the first `arguments` are used. None
+    lets it run."""
 
 
 @hookspec
@@ -143,7 +144,8 @@ def agentframe_session_started(
     ctx: RunContext, resumed: bool
 ) -> str | HookVerdict | Awaitable[str | HookVerdict | None] | None:
     """The first run of a `Session` object starts: `resumed` when the store already held the
-    session. A string (or `context`) is text the model reads before the first prompt."""
+    session. A string (or `context`) is text the model reads before the first prompt; a
+    `block` or `stop` ends the run `blocked` before anything is stored."""
 
 
 @hookspec
