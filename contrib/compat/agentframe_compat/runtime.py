@@ -13,6 +13,7 @@ few `stat`s per hook.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 from agentframe_core import HookVerdict, RunContext, ToolResult, hookimpl
@@ -103,12 +104,12 @@ async def _gate(
     if refusal is not None:
         return HookVerdict(block=refusal)
     question = None
-    if asked is not None:
-        question = f"{names[0]}: {asked.reason or 'a PreToolUse hook asks'} — allow this call?"
-    elif project.rules is not None:
+    if project.rules is not None:  # a deny rule wins over a hook's allow or ask
         question, refusal = await _by_rules(project.rules, ctx, name, effective, project, allowed)
         if refusal is not None:
             return HookVerdict(block=refusal)
+    if asked is not None:
+        question = f"{names[0]}: {asked.reason or 'a PreToolUse hook asks'} — allow this call?"
     if question is None and updated is None:
         return None
     return HookVerdict(arguments=updated, ask=question)
@@ -122,8 +123,11 @@ async def _by_rules(
     project: ClaudeProject,
     hook_allowed: bool,
 ) -> tuple[str | None, str | None]:
-    """(a question to ask, a refusal) from the permission rules."""
+    """(a question to ask, a refusal) from the permission rules. An agent file's
+    `permissionMode: plan` or `acceptEdits` is the mode of its runs."""
     writes = await _writes(ctx, name)
+    if ctx.agent is not None and ctx.agent.permission_mode in ("plan", "acceptEdits"):
+        rules = dataclasses.replace(rules, mode=ctx.agent.permission_mode)
     decision = rules.decide(
         name, arguments, writes=writes, cwd=project.folder, hook_allowed=hook_allowed
     )

@@ -19,6 +19,7 @@ from agentframe_compat import ClaudeLoader
 from agentframe_compat.hookrunner import MAX_OUTPUT_BYTES
 
 from agentframe_core import (
+    AgentDefinition,
     Answer,
     MemoryStore,
     PluginHost,
@@ -141,6 +142,10 @@ async def test_ask_goes_to_the_person_and_a_notification_fires(project: Path) ->
     refused = await first_result(project, [bash("echo no"), "ok"])  # nobody to ask
     assert refused.startswith("tool call refused: Bash: this writes a file")
     assert "no one can answer: the run is not interactive" in refused
+    settings["permissions"] = {"deny": ["Bash(echo denied:*)"]}  # deny wins over the hook's ask
+    write_settings(project, settings)
+    denied = await first_result(project, [bash("echo denied"), "ok"], on_question=accept)
+    assert "rule 'Bash(echo denied:*)'" in denied and len(asked) == 1
 
 
 # -- the rules: settings files and agent files --------------------------------------------------
@@ -297,3 +302,15 @@ async def test_a_hook_that_hangs_or_floods_is_killed_and_named(
         while pid_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not pid_alive(pid)
+
+
+async def test_an_agents_accept_edits_mode_lets_edits_run(project: Path) -> None:
+    write_settings(project, {"permissions": {"allow": []}})
+    agent = AgentDefinition(name="editor", description="edits", permissionMode="acceptEdits")
+    write = {"tool_calls": [{"name": "Write", "arguments": {"file_path": "a.txt", "content": "x"}}]}
+    stack = make_stack(project, [write, bash("echo x"), "ok"])
+    wrote, ran = (
+        r.result.content for r in (await Session(stack, agent=agent).run("go")).tool_calls
+    )
+    assert "File created successfully" in wrote and (project / "a.txt").read_text() == "x"
+    assert "no rule allows Bash (acceptEdits mode asks)" in ran
