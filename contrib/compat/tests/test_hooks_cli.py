@@ -154,3 +154,36 @@ def test_permission_rules_through_the_cli(
     notified = [json.loads(line) for line in (project / "notified.jsonl").read_text().splitlines()]
     assert [n["notification_type"] for n in notified] == ["permission_prompt"]
     assert "echo ask me" in notified[0]["message"]
+
+
+CHAT_CONFIG = """\
+adapter:
+  use: scripted
+  replies:
+    - tool_calls: [{name: Bash, arguments: {command: "echo approved > approved.txt"}}]
+    - "done"
+tools:
+  - use: claude-tools
+    allow: [Bash]
+"""
+
+
+def test_chat_asks_the_person_and_ends_the_session(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`chat` answers an `ask` rule's question from its own input; /exit is a SessionEnd."""
+    (project / "agentframe.yaml").write_text(CHAT_CONFIG)
+    (project / "notify.py").write_text(NOTIFY)
+    hook = {"type": "command", "command": f'"{sys.executable}" notify.py'}
+    settings = {
+        "permissions": {"ask": ["Bash(echo approved:*)"]},
+        "hooks": {"SessionEnd": [{"hooks": [hook]}]},
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    done = run_cli(project, "chat", input="make the file\ny\n/exit\n")
+    assert done.returncode == 0, done.stderr
+    assert "rule 'Bash(echo approved:*)'" in done.stderr and "allow? [y/n]" in done.stderr
+    assert (project / "approved.txt").read_text().strip() == "approved"
+    [ended] = [json.loads(line) for line in (project / "notified.jsonl").read_text().splitlines()]
+    assert (ended["hook_event_name"], ended["reason"]) == ("SessionEnd", "prompt_input_exit")
