@@ -103,21 +103,6 @@ def _blocks(line: dict[str, object]) -> list[dict[str, object]]:
     return content if isinstance(content, list) else []
 
 
-RULES_CONFIG = """\
-adapter:
-  use: scripted
-  replies:
-    - tool_calls:
-        - {name: Bash, arguments: {command: "echo allowed"}}
-        - {name: Bash, arguments: {command: "echo ask me"}}
-        - {name: Bash, arguments: {command: "rm -rf src"}}
-        - {name: Read, arguments: {file_path: "src/a.py"}}
-    - "done"
-tools:
-  - use: claude-tools
-    allow: [Bash, Read]
-"""
-
 NOTIFY = r"""
 import json, os, sys
 event = json.load(sys.stdin)
@@ -126,64 +111,50 @@ with open(os.path.join(os.environ["CLAUDE_PROJECT_DIR"], "notified.jsonl"), "a")
 """
 
 
-def test_permission_rules_through_the_cli(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Without a terminal an `ask` is refused, saying so; deny wins over allow."""
-    (project / "agentframe.yaml").write_text(RULES_CONFIG)
-    (project / "src").mkdir()
-    (project / "src" / "a.py").write_text("print('a')\n")
-    (project / "notify.py").write_text(NOTIFY)
-    permissions = {
-        "allow": ["Bash(echo:*)", "Read(src/**)"],
-        "ask": ["Bash(echo ask:*)"],
-        "deny": ["Bash(rm:*)"],
-    }
-    hook = {"type": "command", "command": f'"{sys.executable}" notify.py'}
-    settings = {"permissions": permissions, "hooks": {"Notification": [{"hooks": [hook]}]}}
-    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
-    monkeypatch.setenv("HOME", str(tmp_path))
-    done = run_cli(project, "run", "--json", "tidy up")
-    assert done.returncode == 0, done.stderr
-    allowed, asked, denied, read = json.loads(done.stdout)["tool_calls"]
-    assert allowed["result"].strip() == "allowed" and not allowed["is_error"]
-    assert asked["is_error"] and "rule 'Bash(echo ask:*)'" in asked["result"]
-    assert "no one can answer: the run is not interactive" in asked["result"]
-    assert denied["is_error"] and "rule 'Bash(rm:*)'" in denied["result"]
-    assert (project / "src" / "a.py").exists() and "print('a')" in read["result"]
-    notified = [json.loads(line) for line in (project / "notified.jsonl").read_text().splitlines()]
-    assert [n["notification_type"] for n in notified] == ["permission_prompt"]
-    assert "echo ask me" in notified[0]["message"]
-
-
 CHAT_CONFIG = """\
 adapter:
   use: scripted
   replies:
-    - tool_calls: [{name: Bash, arguments: {command: "echo approved > approved.txt"}}]
+    - tool_calls:
+        - {name: Bash, arguments: {command: "echo allowed"}}
+        - {name: Bash, arguments: {command: "echo approved > approved.txt"}}
+        - {name: Bash, arguments: {command: "rm -rf src"}}
+        - {name: Read, arguments: {file_path: "src/a.py"}}
     - "done"
 tools:
   - use: claude-tools
-    allow: [Bash]
+    allow: [Bash, Read]
 """
 
 
-def test_chat_asks_the_person_and_ends_the_session(
+def test_permission_rules_through_chat(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`chat` answers an `ask` rule's question from its own input; /exit is a SessionEnd."""
+    """allow, ask and deny rules decide four calls; `chat` answers the ask from its own input
+    (the Notification hook hears of it first); deny wins over allow; /exit is a SessionEnd.
+    (Where nobody can answer, `run` refuses an ask: `test_hooks.py`.)"""
     (project / "agentframe.yaml").write_text(CHAT_CONFIG)
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text("print('a')\n")
     (project / "notify.py").write_text(NOTIFY)
-    hook = {"type": "command", "command": f'"{sys.executable}" notify.py'}
-    settings = {
-        "permissions": {"ask": ["Bash(echo approved:*)"]},
-        "hooks": {"SessionEnd": [{"hooks": [hook]}]},
+    hook = [{"hooks": [{"type": "command", "command": f'"{sys.executable}" notify.py'}]}]
+    permissions = {
+        "allow": ["Bash(echo:*)", "Read(src/**)"],
+        "ask": ["Bash(echo approved:*)"],
+        "deny": ["Bash(rm:*)"],
     }
+    settings = {"permissions": permissions, "hooks": {"Notification": hook, "SessionEnd": hook}}
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     monkeypatch.setenv("HOME", str(tmp_path))
-    done = run_cli(project, "chat", input="make the file\ny\n/exit\n")
+    done = run_cli(project, "chat", input="tidy up\ny\n/exit\n")
     assert done.returncode == 0, done.stderr
     assert "rule 'Bash(echo approved:*)'" in done.stderr and "allow? [y/n]" in done.stderr
     assert (project / "approved.txt").read_text().strip() == "approved"
-    [ended] = [json.loads(line) for line in (project / "notified.jsonl").read_text().splitlines()]
+    assert (project / "src" / "a.py").exists()
+    log = [json.loads(line) for line in (project / "notified.jsonl").read_text().splitlines()]
+    notified, ended = log
+    assert notified["notification_type"] == "permission_prompt"
+    assert "echo approved" in notified["message"]
     assert (ended["hook_event_name"], ended["reason"]) == ("SessionEnd", "prompt_input_exit")
+    shown = done.stdout + done.stderr
+    assert "permission to use Bash was denied (rule 'Bash(rm:*)'" in shown, shown
