@@ -8,18 +8,26 @@ rewritten whole (atomically) before hooks run, from what the store shows of the 
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from agentframe_core import Entry, EntryKind, RunContext, atomic_write, data_dir
 
-__all__ = ["transcript_lines", "write_transcript"]
+__all__ = ["transcript_lines", "transcript_path", "write_transcript"]
+
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
 def transcript_path(session_id: str) -> Path:
-    return data_dir() / "claude-transcripts" / f"{session_id}.jsonl"
+    """The session's file; an id that is no plain file name (`--session ../x`) is hashed."""
+    name = session_id
+    if not _PLAIN.fullmatch(session_id):
+        name = hashlib.sha256(session_id.encode()).hexdigest()[:32]
+    return data_dir() / "claude-transcripts" / f"{name}.jsonl"
 
 
 async def write_transcript(ctx: RunContext, cwd: Path) -> Path:

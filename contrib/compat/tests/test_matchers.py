@@ -1,5 +1,6 @@
 """Hook matchers as Claude Code reads them, on tool names as it spells them (agentframe's MCP
-tools `mcp_server_tool` read as `mcp__server__tool`), and hooks blocks that are malformed."""
+tools `mcp_server_tool` read as `mcp__server__tool`), malformed hooks blocks, and where
+transcripts go."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from agentframe_compat.hooks import parse_hooks
 from agentframe_compat.names import claude_names
 from agentframe_compat.project import ClaudeProject
 from agentframe_compat.settings import SettingsError, SettingsSource
+from agentframe_compat.transcript import transcript_path
 
 SOURCE = SettingsSource(Path("/p/.claude/settings.json"), Path("/p"))
 
@@ -66,3 +68,12 @@ def test_a_malformed_hooks_block_names_file_and_path(block: dict, named: str) ->
     with pytest.raises(SettingsError, match=r"^/p/\.claude/settings\.json: ") as caught:
         parse_hooks(block, SOURCE)
     assert named in str(caught.value)
+
+
+def test_a_transcript_stays_in_its_folder_whatever_the_session_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    folder = tmp_path / "agentframe" / "claude-transcripts"
+    assert transcript_path("abc123") == folder / "abc123.jsonl"
+    assert transcript_path("../../etc/x").parent == folder
