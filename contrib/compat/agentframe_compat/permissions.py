@@ -4,12 +4,13 @@ A rule is a tool name (`Bash`, `mcp__github`, `mcp__github__*`) or a tool with a
 `Bash(npm run test:*)` (a prefix; `*` elsewhere is a wildcard), `Read(./.env)` and
 `Edit(src/**)` (gitignore-style paths: `//abs`, `~/home`, `/` from the settings file's
 project, else from the working folder), `WebFetch(domain:example.com)`. Claude Code's order:
-a matching `deny` rule wins, then `ask`, then `allow`; with none, the mode decides (read-only
-tools run, others ask in `default`; `acceptEdits` lets edits run; `plan` refuses what
-writes; `dontAsk` refuses what is not allowed; `bypassPermissions` runs everything a deny
-rule does not stop). `Edit` rules cover every tool that edits files, `Read` rules every tool
-that reads them. A Bash command made of several (`a && b`, `a | b`) is allowed only when each
-part is, and denied when any part is.
+a matching `deny` rule wins, then `ask`, then `allow`; with none, the mode decides for Claude
+Code's tools and MCP tools (read-only tools run, others ask in `default`; `acceptEdits` lets
+edits run; `dontAsk` refuses what is not allowed; `bypassPermissions` runs everything a deny
+rule does not stop) and `plan` refuses whatever writes; a stack's other tools run. `Edit`
+rules cover every tool that edits files, `Read` rules every tool that reads them. A Bash
+command made of several (`a && b`, `a | b`) is allowed only when each part is, and denied
+when any part is.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 #: Rules written for one of these tools cover the others too (Claude Code's tool families).
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
+
+#: Claude Code's own tools: the mode decides for them (and MCP tools) when no rule matches;
+#: a stack's other tools run as they would without Claude Code's settings (but in `plan`).
+CLAUDE_TOOLS = EDIT_TOOLS | READ_TOOLS | {"Bash", "WebFetch", "WebSearch", "TodoWrite", "Task"}
 
 #: Tools whose specifiers the rules read.
 ENFORCED_TOOLS = EDIT_TOOLS | READ_TOOLS | {"Bash", "WebFetch"}
@@ -121,6 +126,8 @@ class Rules:
         mode = self.mode
         if not writes or mode == "bypassPermissions" or hook_allowed:
             return Decision("allow", f"{mode} mode")
+        if mode != "plan" and tool not in CLAUDE_TOOLS and not tool.startswith("mcp__"):
+            return Decision("allow", f"{tool} is no Claude Code tool: {mode} mode leaves it be")
         if mode == "acceptEdits" and tool in EDIT_TOOLS:
             return Decision("allow", "acceptEdits mode")
         if mode in ("plan", "dontAsk"):

@@ -120,6 +120,12 @@ CASES = [
     (rules(mode="dontAsk"), "Bash", {"command": "ls"}, True, "deny"),
     (rules(mode="bypassPermissions"), "Bash", {"command": "ls"}, True, "allow"),
     (rules(deny=["Bash"], mode="bypassPermissions"), "Bash", {"command": "ls"}, True, "deny"),
+    # a stack's own tools: rules apply, the mode only in plan
+    (rules(), "shell", {"cmd": "ls"}, True, "allow"),
+    (rules(mode="dontAsk"), "add", {}, True, "allow"),
+    (rules(mode="plan"), "shell", {"cmd": "ls"}, True, "deny"),
+    (rules(deny=["shell"]), "shell", {"cmd": "ls"}, True, "deny"),
+    (rules(), "mcp_github_create_issue", {}, True, "ask"),
 ]
 
 
