@@ -56,6 +56,11 @@ def record_agent_rules(path: Path, rules: AgentRules) -> None:
         _BY_FILE.pop(key, None)
 
 
+def recorded() -> int:
+    """How many agent files have restricted entries."""
+    return len(_BY_FILE)
+
+
 def agent_rules(agent: AgentDefinition | None) -> AgentRules:
     """The restricted entries of `agent`'s file; empty when it has none."""
     if agent is None or agent.path is None:

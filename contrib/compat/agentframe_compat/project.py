@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import settings
 from .hooks import Hook, parse_hooks
 from .permissions import MODES, Rule, RuleError, Rules, parse_rule
 from .settings import SettingsError, SettingsSource, default_sources, project_dir, read_settings
@@ -25,9 +26,6 @@ log = logging.getLogger("agentframe.claude-hooks")
 
 #: Set to 0 to have agentframe ignore Claude Code settings files (hooks and rules).
 SETTINGS_ENV = "AGENTFRAME_CLAUDE_SETTINGS"
-
-#: Hooks files beyond the settings files (Claude Code plugins' `hooks/hooks.json`).
-PLUGIN_SOURCES: list[SettingsSource] = []
 
 
 @dataclass(slots=True)
@@ -56,7 +54,7 @@ class ClaudeProject:
 def project_sources() -> tuple[Path, list[SettingsSource]]:
     """The project folder and every settings source that applies to it."""
     folder = project_dir().resolve()
-    return folder, [*default_sources(folder, Path.home()), *PLUGIN_SOURCES]
+    return folder, [*default_sources(folder, Path.home()), *settings.PLUGIN_SOURCES]
 
 
 _CACHE: dict[tuple[Path, tuple[object, ...]], ClaudeProject] = {}

@@ -7,7 +7,8 @@ hooks, then the permission rules (the settings files', and an agent file's `Bash
 `agentframe_prompt_submitted` is `UserPromptSubmit`, `agentframe_run_stopping` is `Stop` (or
 `SubagentStop` in a sub-agent's run), and the session hooks are `SessionStart`,
 `SessionEnd`, `PreCompact` and `Notification`. A project without settings files costs a
-few `stat`s per hook.
+few `stat`s per hook: `plugin.py` imports this module only once there is something to read
+(`settings.anything_to_read`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import asyncio
 import dataclasses
 from typing import Any
 
-from agentframe_core import HookVerdict, RunContext, ToolResult, hookimpl
+from agentframe_core import HookVerdict, RunContext, ToolResult
 
 from .agentrules import agent_rules
 from .hookrunner import run_hook
@@ -69,7 +70,6 @@ def _refused(project: ClaudeProject) -> HookVerdict:
 # -- tool calls --------------------------------------------------------------------------------
 
 
-@hookimpl
 def agentframe_gate_tool_call(
     ctx: RunContext, name: str, arguments: dict[str, Any]
 ) -> HookVerdict | Any | None:
@@ -164,7 +164,6 @@ def _summary(arguments: dict[str, Any]) -> str:
     return ""
 
 
-@hookimpl
 def agentframe_tool_result(
     ctx: RunContext, name: str, arguments: dict[str, Any], result: ToolResult
 ) -> Any:
@@ -207,7 +206,6 @@ def _joined(answers: list[HookAnswer]) -> HookVerdict:
 # -- the run -----------------------------------------------------------------------------------
 
 
-@hookimpl
 def agentframe_prompt_submitted(ctx: RunContext, prompt: str) -> Any:
     project = _project()
     if project.error is not None:
@@ -224,7 +222,6 @@ async def _fire_joined(
     return _joined(await _fire(project, hooks, ctx, event, fields))
 
 
-@hookimpl
 def agentframe_run_stopping(ctx: RunContext, reply: str, continued: int) -> Any:
     project = _project()
     event = "SubagentStop" if ctx.parent is not None else "Stop"
@@ -241,7 +238,6 @@ async def _stopping(
     return None if verdict.stop else HookVerdict(block=verdict.block)
 
 
-@hookimpl
 def agentframe_session_started(ctx: RunContext, resumed: bool) -> Any:
     project = _project()
     source = "resume" if resumed else "startup"
@@ -249,17 +245,14 @@ def agentframe_session_started(ctx: RunContext, resumed: bool) -> Any:
     return _fire_joined(project, hooks, ctx, "SessionStart", {"source": source}) if hooks else None
 
 
-@hookimpl
 def agentframe_session_ended(ctx: RunContext, reason: str) -> Any:
     return _observe(ctx, "SessionEnd", reason, {"reason": reason})
 
 
-@hookimpl
 def agentframe_compacting(ctx: RunContext, trigger: str) -> Any:
     return _observe(ctx, "PreCompact", trigger, {"trigger": trigger, "custom_instructions": ""})
 
 
-@hookimpl
 def agentframe_notification(ctx: RunContext, message: str, kind: str) -> Any:
     return _observe(ctx, "Notification", kind, {"message": message, "notification_type": kind})
 

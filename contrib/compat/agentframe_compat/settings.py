@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,10 @@ from agentframe_core import (
 
 __all__ = [
     "MAX_SETTINGS_BYTES",
+    "PLUGIN_SOURCES",
     "SettingsError",
     "SettingsSource",
+    "anything_to_read",
     "default_sources",
     "plugin_source",
     "project_dir",
@@ -35,6 +38,9 @@ __all__ = [
 ]
 
 MAX_SETTINGS_BYTES = 1024 * 1024
+
+#: Hooks files beyond the settings files (Claude Code plugins' `hooks/hooks.json`).
+PLUGIN_SOURCES: list[SettingsSource] = []
 
 
 class SettingsError(AgentframeError):
@@ -74,6 +80,19 @@ def default_sources(project: Path, home: Path) -> list[SettingsSource]:
         SettingsSource(project / ".claude" / "settings.json", project, "project"),
         SettingsSource(project / ".claude" / "settings.local.json", project, "local"),
     ]
+
+
+def anything_to_read() -> bool:
+    """Is there a settings file or a plugin hooks file to read, or an agent file's rule to
+    enforce? A few `stat`s: the runtime hooks are imported only when there is."""
+    if PLUGIN_SOURCES:
+        return True
+    if any(
+        s.path.exists() or s.path.is_symlink() for s in default_sources(project_dir(), Path.home())
+    ):
+        return True
+    rules = sys.modules.get("agentframe_compat.agentrules")
+    return rules is not None and bool(rules.recorded())
 
 
 def plugin_source(root: Path) -> SettingsSource:

@@ -11,8 +11,7 @@ from typing import Any
 import agentframe_compat.plugin as compat
 import pytest
 from agentframe_claude_tools import ClaudeTools, ClaudeToolsOptions
-from agentframe_compat import project as claude_project
-from agentframe_compat.settings import plugin_source
+from agentframe_compat import settings
 
 from agentframe_core import MemoryStore, PluginHost, Session, Stack, VerbatimBuilder
 from agentframe_core.testing import ScriptedAdapter
@@ -32,8 +31,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    sources = [plugin_source(PLUGINS / name) for name in ("hookify", "explanatory-output-style")]
-    monkeypatch.setattr(claude_project, "PLUGIN_SOURCES", sources)
+    sources = [
+        settings.plugin_source(PLUGINS / name) for name in ("hookify", "explanatory-output-style")
+    ]
+    monkeypatch.setattr(settings, "PLUGIN_SOURCES", sources)
     return root
 
 
