@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .assembly.catalog import AgentCatalog, find_agents
+    from .assembly.commands import CommandCatalog, find_commands
     from .assembly.config import (
         find_config_file,
         load_config,
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from .assembly.facade import run
     from .assembly.plugins import PluginHost, cache_dir, data_dir
     from .assembly.stack import build_stack
+    from .contract.commands import CommandError, CommandScan, SlashCommand, UnknownCommandError
     from .contract.configtypes import Config, Limits, PartConfig
     from .contract.definition import AgentDefinition, Backoff
     from .contract.diagnosis import Diagnosis
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
         AgentframeError,
         ConfigError,
         ConfigIssue,
+        EventLoopRunningError,
         MissingFieldError,
         UnknownAgentError,
         UnknownPartError,
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
     from .contract.protocols import (
         AgentLoader,
         AgentScan,
+        BudgetedBuilder,
         Closeable,
         ContextBuilder,
         ExportableStore,
@@ -162,6 +166,7 @@ _LAZY = {
     "SessionDeletedError": ".support.turnlease",
     "TurnLeaseLostError": ".support.turnlease",
     "AgentScan": ".contract.protocols",
+    "BudgetedBuilder": ".contract.protocols",
     "Closeable": ".contract.protocols",
     "PrioritizedLoader": ".contract.protocols",
     "ScanningLoader": ".contract.protocols",
@@ -174,9 +179,14 @@ _LAZY = {
     "AgentframeError": ".contract.errors",
     "ConfigError": ".contract.errors",
     "ConfigIssue": ".contract.errors",
+    "EventLoopRunningError": ".contract.errors",
     "MissingFieldError": ".contract.errors",
     "UnknownAgentError": ".contract.errors",
     "UnknownPartError": ".contract.errors",
+    "SlashCommand": ".contract.commands",
+    "CommandScan": ".contract.commands",
+    "CommandError": ".contract.commands",
+    "UnknownCommandError": ".contract.commands",
     # -- The loop, and the helpers parts share with it
     "ToolCallRecord": ".engine.toolbox",
     "run": ".assembly.facade",
@@ -233,6 +243,8 @@ _LAZY = {
     "build_stack": ".assembly.stack",
     "AgentCatalog": ".assembly.catalog",
     "find_agents": ".assembly.catalog",
+    "CommandCatalog": ".assembly.commands",
+    "find_commands": ".assembly.commands",
 }
 
 
@@ -292,6 +304,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "SessionDeletedError",
     "TurnLeaseLostError",
     "AgentScan",
+    "BudgetedBuilder",
     "Closeable",
     "PrioritizedLoader",
     "ScanningLoader",
@@ -304,9 +317,14 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "AgentframeError",
     "ConfigError",
     "ConfigIssue",
+    "EventLoopRunningError",
     "MissingFieldError",
     "UnknownAgentError",
     "UnknownPartError",
+    "SlashCommand",
+    "CommandScan",
+    "CommandError",
+    "UnknownCommandError",
     # -- The loop, and the helpers parts share with it
     "ToolCallRecord",
     "run",
@@ -363,4 +381,6 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "build_stack",
     "AgentCatalog",
     "find_agents",
+    "CommandCatalog",
+    "find_commands",
 ]

@@ -52,6 +52,9 @@ TOP_LEVEL_KEYS = {point.kind.value for point in STACK_POINTS} | {
     "profiles",
     "profile",
     "serve",  # agentframe-serve's block (it validates it: `agentframe serve`)
+    # tracing: the kernel reads `enabled` and `capture_content` (engine/telemetry.py);
+    # agentframe-otel validates the rest (exporters, the local trace store)
+    "telemetry",
 }
 
 
@@ -364,7 +367,8 @@ def _part(
     for key in unknown:
         issues.append(located.issue((*path, key), _unknown_key_message(str(key), known, name)))
     try:
-        options = spec.validate({k: v for k, v in raw.items() if k not in unknown})
+        where = {"config_dir": located.file.parent.resolve()} if located.file else None
+        options = spec.validate({k: v for k, v in raw.items() if k not in unknown}, where)
     except PydanticValidationError as err:
         fields = spec.options.model_fields if spec.options else {}
         issues.extend(_pydantic_issues(err, path, located, fields))

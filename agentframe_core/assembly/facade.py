@@ -14,6 +14,8 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from ..contract.definition import AgentDefinition
+from ..contract.errors import EventLoopRunningError
 from ..contract.protocols import Stack
 from ..contract.questions import QuestionCallback
 from ..engine.session import (
@@ -33,7 +35,7 @@ def run(
     *,
     config: str | Path | None = None,
     profile: str | None = None,
-    agent: str | None = None,
+    agent: str | AgentDefinition | None = None,
     session_id: str | None = None,
     cwd: Path | None = None,
     on_token: TokenCallback | None = None,
@@ -46,7 +48,10 @@ def run(
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
     `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default). `on_new_session` is
     called with `session_id` when the store has no such session yet (a typo, or a new one);
-    `on_question` answers the questions parts ask (none: they are declined)."""
+    `on_question` answers the questions parts ask (none: they are declined). `agent` is an
+    agent's name, or a definition already found (a slash command's). Raises
+    EventLoopRunningError where an event loop runs (async code awaits `Session.run`)."""
+    _refuse_running_loop()
     from .catalog import find_agents
     from .config import find_config_file, load_config
     from .plugins import PluginHost
@@ -55,7 +60,9 @@ def run(
     where = cwd or Path.cwd()
     host = PluginHost()
     loaded = load_config(host, find_config_file(config, where), profile)
-    definition = find_agents(host, loaded, where).get(agent) if agent else None
+    definition = agent if not isinstance(agent, str) else None
+    if isinstance(agent, str) and agent:
+        definition = find_agents(host, loaded, where).get(agent)
     stack = build_stack(loaded, host)
 
     async def go() -> RunResult:
@@ -75,6 +82,20 @@ def run(
             return result
 
     return asyncio.run(go())
+
+
+def _refuse_running_loop() -> None:
+    """Fail before any work (no stack built, no coroutine left never awaited) when called
+    from async code: `asyncio.run` cannot start a loop inside a running one."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise EventLoopRunningError(
+        "agentframe_core.run() is synchronous and was called inside a running event loop; "
+        "from async code, build the stack and `await Session(stack).run(prompt)` instead "
+        "(docs/api.md: Session)"
+    )
 
 
 async def _tell_if_new(stack: Stack, session_id: str, tell: Callable[[str], object]) -> None:

@@ -67,6 +67,7 @@ FIRST_PARTY: dict[str, tuple[str, str]] = {
     "subagents": ("agentframe-subagent", "contrib/subagent"),
     "mcp": ("agentframe-mcp", "contrib/mcp"),
     "serve": ("agentframe-serve", "contrib/serve"),
+    "ui": ("agentframe-ui", "contrib/ui"),
     "claude-tools": ("agentframe-claude-tools", "contrib/claude-tools"),
 }
 

@@ -20,6 +20,7 @@ def build_stack(config: Config, host: PluginHost) -> Stack:
     """Instantiate every part the config selects (agent loaders are not part of a stack:
     they are consulted once, when a session picks its agent)."""
     host.load_runtime_hooks()
+    host.pm.hook.agentframe_stack_built(config=config)
     parts: dict[str, Any] = {}
     for point in STACK_POINTS:
         chosen = getattr(config, point.kind.value)

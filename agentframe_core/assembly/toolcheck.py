@@ -15,29 +15,39 @@ from ..contract.configtypes import Config, PartConfig
 from ..contract.errors import AgentframeError, ConfigIssue
 from ..contract.llm import Capabilities, Completion, CompletionRequest
 from ..contract.protocols import RunContext, Stack, ToolDispatcher
+from ..contract.tools import Tool
 from ..parts.memorystore import MemoryStore
 from ..parts.verbatim import VerbatimBuilder
 
-__all__ = ["tool_name_clashes"]
+__all__ = ["name_clashes", "offered_tools", "tool_name_clashes"]
 
 
 async def tool_name_clashes(config: Config) -> list[ConfigIssue]:
     """One issue per tool name that a second (or later) dispatcher offers again, naming both
     parts of the config."""
+    return name_clashes(await offered_tools(config))
+
+
+def name_clashes(offered: list[tuple[PartConfig, Tool]]) -> list[ConfigIssue]:
+    """The clashes among the tools `offered_tools` listed."""
+    owner: dict[str, PartConfig] = {}
+    issues = []
+    for part, tool in offered:
+        first = owner.setdefault(tool.name, part)
+        if first is not part:
+            issues.append(part.issue(_clash(tool.name, first, part)))
+    return issues
+
+
+async def offered_tools(config: Config) -> list[tuple[PartConfig, Tool]]:
+    """Every tool of every dispatcher of `config`, with the part offering it."""
     built: list[tuple[PartConfig, ToolDispatcher]] = []
     try:
         for part in config.tools:
             built.append((part, part.build()))
         stack = Stack(_NoModel(), MemoryStore(), VerbatimBuilder(), tools=[d for _, d in built])
         ctx = RunContext("agentframe-config-check", stack)
-        owner: dict[str, PartConfig] = {}
-        issues = []
-        for part, dispatcher in built:
-            for tool in await dispatcher.tools(ctx):
-                first = owner.setdefault(tool.name, part)
-                if first is not part:
-                    issues.append(part.issue(_clash(tool.name, first, part)))
-        return issues
+        return [(part, tool) for part, d in built for tool in await d.tools(ctx)]
     finally:
         for _, dispatcher in reversed(built):
             close = getattr(dispatcher, "aclose", None)

@@ -26,6 +26,7 @@ KERNEL_COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("agentframe_core.cli.run:chat", "Chat with an agent, one session, in a REPL."),
     "sessions": ("agentframe_core.cli.sessions:sessions", "List, show, export and prune sessions."),
     "agents": ("agentframe_core.cli.agents:agents", "List, show and check agent definitions."),
+    "commands": ("agentframe_core.cli.slash:commands", "List and show slash commands (/name)."),
     "plugins": ("agentframe_core.cli.plugins:plugins", "List installed plugins and their parts."),
     "doctor": ("agentframe_core.cli.doctor:doctor", "Check the installation and the config."),
     "config": ("agentframe_core.cli.config:config", "Show, check or export the config schema."),
@@ -42,9 +43,12 @@ class AgentframeGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in KERNEL_COMMANDS:
             module, _, attr = KERNEL_COMMANDS[name][0].partition(":")
-            command: click.Command = getattr(importlib.import_module(module), attr)
-            return command
-        return _plugin_command(ctx, name)
+            command: click.Command | None = getattr(importlib.import_module(module), attr)
+        else:
+            command = _plugin_command(ctx, name)
+        if command is not None:
+            _accept_root_options(command)
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from ..assembly.plugins import installed_manifest
@@ -100,6 +104,64 @@ def _plugin_command(ctx: click.Context, name: str) -> click.Command | None:
     return None
 
 
+def _set_root_option(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """A root option given after a sub-command: it overrides the same option before it
+    (`-v` adds to it)."""
+    if value is None or value == 0:
+        return
+    app = ctx.ensure_object(App)
+    if param.name == "config_file":
+        app.configure(value, app.profile, app.verbose)
+    elif param.name == "profile":
+        app.configure(app.config_file, value, app.verbose)
+    else:
+        app.configure(app.config_file, app.profile, app.verbose + value)
+
+
+def _root_options() -> list[click.Option]:
+    """The root options as a sub-command accepts them (`run -v`, `sessions list -c FILE`)."""
+    return [
+        click.Option(
+            ["--config", "-c", "config_file"],
+            metavar="FILE",
+            expose_value=False,
+            callback=_set_root_option,
+            help="Config file (as `agentframe --config`).",
+        ),
+        click.Option(
+            ["--profile", "-p", "profile"],
+            metavar="NAME",
+            expose_value=False,
+            callback=_set_root_option,
+            help="Profile of the config file (as `agentframe --profile`).",
+        ),
+        click.Option(
+            ["-v", "--verbose", "verbose"],
+            count=True,
+            expose_value=False,
+            callback=_set_root_option,
+            help="Log more (as `agentframe -v`).",
+        ),
+    ]
+
+
+def _accept_root_options(command: click.Command) -> None:
+    """Give `command`, and the sub-commands of a group, the root options it lacks. An option
+    whose name or flags a command already uses is left out for it: its own wins (agent-mode
+    serve's `--config`). A group that resolves sub-commands lazily has them on itself only."""
+    if getattr(command, "_agentframe_root_options", False):
+        return
+    taken = {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}
+    names = {param.name for param in command.params}
+    for option in _root_options():
+        if option.name not in names and not taken & set(option.opts):
+            command.params.append(option)
+    command._agentframe_root_options = True  # type: ignore[attr-defined]
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _accept_root_options(sub)
+
+
 @click.group(cls=AgentframeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--config",
@@ -116,7 +178,12 @@ def _plugin_command(ctx: click.Context, name: str) -> click.Command | None:
     envvar="AGENTFRAME_PROFILE",
     help="Profile of the config file to use.",
 )
-@click.option("-v", "--verbose", count=True, help="Log more (-vv for debug).")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="Log more (-vv: debug, with what each model call is sent; -vvv: plugin discovery).",
+)
 @click.version_option(package_name="agentframe", prog_name="agentframe")
 @click.pass_context
 def cli(ctx: click.Context, config_file: str | None, profile: str | None, verbose: int) -> None:

@@ -38,8 +38,13 @@ class App:
 
         level = [logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)]
         logging.basicConfig(level=level, force=True)
+        for name in ("stevedore", "asyncio"):  # plugin discovery and the loop: only at -vvv
+            logging.getLogger(name).setLevel(logging.DEBUG if verbose > 2 else logging.WARNING)
         for handler in logging.getLogger().handlers:  # secrets never reach a log line
             handler.setFormatter(RedactingFormatter("%(levelname)s %(name)s: %(message)s"))
+            # The level is the handler's too: a library that sets its own logger to DEBUG
+            # when imported (bm25s does) would otherwise print its debug lines without -v.
+            handler.setLevel(level)
 
     @property
     def host(self) -> PluginHost:

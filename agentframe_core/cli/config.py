@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING, Any
 
 import click
 import yaml
 
-from .app import App, emit_json, pass_app
+from .app import App, emit_json, pass_app, warn
+
+if TYPE_CHECKING:
+    from ..contract.configtypes import Config
+    from ..contract.errors import ConfigIssue
 
 
 @click.group()
@@ -40,15 +45,16 @@ def show(app: App, as_json: bool) -> None:
 def check(app: App, as_json: bool) -> None:
     """Validate the config against the installed plugins; exit 2 on any problem.
 
-    Tool dispatchers are built and asked for their tools: two offering one name is an error."""
-    from ..assembly.toolcheck import tool_name_clashes
+    Tool dispatchers are built and asked for their tools: two offering one name is an error.
+    A context builder's budget that the system prompt and the tools alone exceed is a
+    warning (the config is valid; every prompt will be over that budget)."""
     from ..contract.errors import ConfigError
     from ..support.redact import redact_text
 
     path = app.config_path()
     try:
         cfg = app.config()
-        clashes = asyncio.run(tool_name_clashes(cfg))
+        clashes, warnings = asyncio.run(_built_checks(cfg))
         if clashes:
             raise ConfigError(clashes)
     except ConfigError as err:
@@ -78,11 +84,27 @@ def check(app: App, as_json: bool) -> None:
         "tools": [p.name for p in cfg.tools],
     }
     if as_json:
-        emit_json({"ok": True, "file": str(path) if path else None, "parts": parts})
+        found = {"ok": True, "file": str(path) if path else None, "parts": parts}
+        emit_json({**found, "warnings": warnings})
     else:
         click.secho(f"ok: {path or 'embedded default'}", fg="green")
         for key, value in parts.items():
             click.echo(f"  {key}: {value}")
+        for warning in warnings:
+            warn(f"warning: {warning['message']}")
+
+
+async def _built_checks(cfg: Config) -> tuple[list[ConfigIssue], list[dict[str, Any]]]:
+    """What only built parts tell: tool name clashes (errors), an unmeetable budget (a
+    warning)."""
+    from pathlib import Path
+
+    from ..assembly.budgetcheck import unmet_budget
+    from ..assembly.toolcheck import name_clashes, offered_tools
+
+    offered = await offered_tools(cfg)
+    unmet = await unmet_budget(cfg, [tool for _, tool in offered], Path.cwd())
+    return name_clashes(offered), [unmet] if unmet else []
 
 
 @config.command()

@@ -32,10 +32,12 @@ from .asking import TerminalAsker, stdin_lines
 log = logging.getLogger("agentframe.cli")
 
 if TYPE_CHECKING:
+    from ..contract.configtypes import Config
     from ..contract.definition import AgentDefinition
     from ..contract.reports import CompactionReport
     from ..engine.session import RunResult, Session
     from ..engine.toolbox import ToolCallRecord
+    from .slash import ChatCommands, ChatStep
 
 log = logging.getLogger("agentframe.chat")
 
@@ -100,13 +102,20 @@ def _show_event(kind: str, data: dict[str, Any]) -> None:
     )
 
 
-def result_json(result: RunResult) -> dict[str, Any]:
+def result_json(result: RunResult, config: Config | None = None) -> dict[str, Any]:
     """`agentframe run --json`: how the run ended, its reply, tool calls, tokens, compactions."""
     usage = result.usage
     return {
         "session_id": result.session_id,
+        "run_id": result.run_id,
         "outcome": result.outcome.value,
         "reply": result.reply,
+        "truncated": _cut(result, config),
+        "over_budget": (
+            dict(zip(("prompt_tokens", "budget_tokens"), result.over_budget, strict=True))
+            if result.over_budget
+            else None
+        ),
         "turns": result.turns,
         "coalesced": result.coalesced,
         "tool_calls": [
@@ -133,13 +142,40 @@ def result_json(result: RunResult) -> dict[str, Any]:
     }
 
 
-def _report(result: RunResult, streamed: bool) -> None:
+def _cut(result: RunResult, config: Config | None) -> dict[str, Any] | None:
+    """The token limit the last reply was cut at: its tokens, the adapter's `max_tokens`
+    (the setting to raise) when it has one, and whether it is set."""
+    if result.cut_tokens is None:
+        return None
+    options = config.adapter.options if config is not None else None
+    fields = getattr(type(options), "model_fields", {})
+    setting = f"{config.adapter.path}.max_tokens" if config and "max_tokens" in fields else None
+    limit = getattr(options, "max_tokens", None) if setting else None
+    return {"tokens": result.cut_tokens, "limit": limit, "setting": setting}
+
+
+def _cut_message(cut: dict[str, Any], config: Config | None) -> str:
+    where = f" in {config.adapter.file}" if config and config.adapter.file else ""
+    counted = f" after {cut['tokens']} tokens" if cut["tokens"] else ""
+    if cut["setting"] and cut["limit"]:
+        how = f"the limit is {cut['limit']} tokens: raise `{cut['setting']}`{where}"
+    elif cut["setting"]:
+        how = f"`{cut['setting']}` is not set, so the backend's own limit applies: set it{where}"
+    else:
+        how = "raise the adapter's reply token limit"
+    return f"the reply was cut at the model's token limit{counted} ({how})"
+
+
+def _report(result: RunResult, streamed: bool, config: Config | None = None) -> None:
     if not streamed and result.reply:
         click.echo(result.reply)
     elif streamed:
         click.echo()
     from ..engine.session import Outcome
 
+    cut = _cut(result, config)
+    if cut is not None:
+        warn(_cut_message(cut, config))
     if result.outcome is not Outcome.COMPLETED and result.outcome is not Outcome.TERMINAL_TOOL:
         warn(f"stopped: {result.outcome.value} after {result.turns} model call(s)")
 
@@ -160,22 +196,60 @@ _session_option = click.option(
     callback=utf8_argument,
     help="Continue this session.",
 )
+_last_option = click.option(
+    "--last", is_flag=True, help="Continue the most recently updated session of the store."
+)
+
+
+def _pick_session(app: App, session_id: str | None, last: bool) -> str | None:
+    """--session, or with --last the store's most recently updated session."""
+    if not last:
+        return session_id
+    if session_id is not None:
+        raise click.UsageError("give --session or --last, not both")
+    from .sessions import last_session
+
+    return last_session(app)
+
+
+_show_prompt_option = click.option(
+    "--show-prompt",
+    is_flag=True,
+    help="Print (to stderr) every message and tool schema each model call is sent, with "
+    "token counts.",
+)
+
+
+def _show_prompts() -> None:
+    """Each model call's request on stderr, exactly as sent (secrets masked)."""
+    from ..engine.requestview import PROMPT_LOG
+    from ..support.redact import RedactingFormatter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(RedactingFormatter("%(message)s"))
+    PROMPT_LOG.addHandler(handler)
+    PROMPT_LOG.setLevel(logging.DEBUG)
+    PROMPT_LOG.propagate = False  # once, even with -vv
 
 
 @click.command()
 @click.argument("prompt", nargs=-1, required=True, callback=utf8_argument)
 @_agent_option
 @_session_option
+@_last_option
 @click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
+@_show_prompt_option
 @pass_app
 def run(
     app: App,
     prompt: tuple[str, ...],
     agent_name: str | None,
     session_id: str | None,
+    last: bool,
     new: bool,
     as_json: bool,
+    show_prompt: bool,
 ) -> None:
     """Answer PROMPT to completion, streaming tokens and showing each tool call.
 
@@ -186,6 +260,7 @@ def run(
     """
     from ..assembly.facade import run as run_prompt
     from ..engine.session import Outcome
+    from .slash import expand_prompt
 
     streamed = False
 
@@ -195,25 +270,28 @@ def run(
         click.echo(token, nl=False)
 
     _announce_config(app)
-    on_new_session = None if new else _notice_new_session
+    if show_prompt:
+        _show_prompts()
     with _json_errors(as_json):
+        text, agent = expand_prompt(app, " ".join(prompt), agent_name, Path.cwd())
         result = run_prompt(
-            " ".join(prompt),
+            text,
             config=app.config_path(),
             profile=app.profile,
-            agent=agent_name,
-            session_id=session_id,
+            agent=agent,
+            session_id=_pick_session(app, session_id, last),
             on_token=None if as_json else on_token,
             on_tool=None if as_json else _show_tool,
             on_compaction=None if as_json else _show_compaction,
             on_event=None if as_json else _show_event,
-            on_new_session=on_new_session,
+            on_new_session=None if new else _notice_new_session,
             on_question=TerminalAsker(stdin_lines()) if sys.stdin.isatty() else None,
         )
+    config = app.config()
     if as_json:
-        emit_json(result_json(result))
+        emit_json(result_json(result, config))
     else:
-        _report(result, streamed)
+        _report(result, streamed, config)
         click.secho(f"session: {result.session_id}", dim=True, err=True)
     if result.outcome not in (Outcome.COMPLETED, Outcome.TERMINAL_TOOL):
         sys.exit(1)
@@ -253,28 +331,37 @@ def _json_errors(as_json: bool) -> Iterator[None]:
 @click.command()
 @_agent_option
 @_session_option
+@_last_option
+@_show_prompt_option
 @pass_app
-def chat(app: App, agent_name: str | None, session_id: str | None) -> None:
+def chat(
+    app: App, agent_name: str | None, session_id: str | None, last: bool, show_prompt: bool
+) -> None:
     """Chat in a REPL. History lives in the store; Ctrl-C cancels the current run,
     Ctrl-D or /exit leaves."""
     from ..engine.session import Session
+    from .slash import ChatCommands
+
+    if show_prompt:
+        _show_prompts()
 
     cwd = Path.cwd()
     _announce_config(app)
+    session_id = _pick_session(app, session_id, last)
     agent = _agent(app, agent_name, cwd)
     stack = app.stack()
 
     async def go() -> None:
         async with stack:
             session = Session(stack, session_id, agent=agent, cwd=cwd)
-            click.secho(f"session {session.id} — /exit to leave, Ctrl-C stops a run", dim=True)
-            await _repl(session)
+            click.secho(f"session {session.id} — /help for commands, /exit to leave", dim=True)
+            await _repl(session, ChatCommands(app, session))
             await session.end("prompt_input_exit")
 
     asyncio.run(go())
 
 
-async def _repl(session: Session) -> None:
+async def _repl(session: Session, slash: ChatCommands) -> None:
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str | None] = asyncio.Queue()
     current: asyncio.Task[Any] | None = None
@@ -295,15 +382,13 @@ async def _repl(session: Session) -> None:
     while True:
         click.secho("you> ", fg="green", bold=True, nl=False)
         line = await lines.get()
-        if line is None or line.strip() in ("/exit", "/quit"):
+        step = await _chat_step(slash, line)
+        if step is None or step.leave:
             click.echo()
             return
-        if not line.strip():
+        if step.prompt is None:
             continue
-        problem = utf8_problem(line)
-        if problem:
-            warn(f"line ignored: {problem}")
-            continue
+        line, session = step.prompt, slash.session
         streamed = False
 
         def on_token(token: str) -> None:
@@ -333,7 +418,29 @@ async def _repl(session: Session) -> None:
             continue
         finally:
             current = None
-        _report(result, streamed)
+            slash.after_run()
+        _report(result, streamed, session.stack.config)
+
+
+async def _chat_step(slash: ChatCommands, line: str | None) -> ChatStep | None:
+    """None at the end of input; else what the line asks for: a built-in (`/help`), a
+    command's prompt, the line itself, or nothing (blank, not UTF-8, an unknown `/x`)."""
+    from .slash import ChatStep
+
+    if line is None:
+        return None
+    if not line.strip():
+        return ChatStep()
+    problem = utf8_problem(line)
+    if problem:
+        warn(f"line ignored: {problem}")
+        return ChatStep()
+    try:
+        step = await slash.handle(line.strip())
+    except AgentframeError as err:  # a command that cannot expand: said, the chat goes on
+        click.secho(f"error: {err}", fg="red", err=True)
+        return ChatStep()
+    return step or ChatStep(prompt=line)
 
 
 def _turn_failed(err: Exception, streamed: bool) -> bool:

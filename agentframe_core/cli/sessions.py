@@ -91,23 +91,62 @@ def _info_json(info: SessionInfo, link: dict[str, str] | None) -> dict[str, Any]
     return found
 
 
+def find_session(ids: list[str], wanted: str) -> str:
+    """The one id of `ids` that is `wanted` or starts with it (ids as the store lists them,
+    most recently updated first); a ClickException naming the matches otherwise."""
+    if wanted in ids:
+        return wanted
+    matches = [i for i in ids if i.startswith(wanted)] if wanted else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise click.ClickException(f"no session {wanted!r}")
+    shown = ", ".join(matches[:10]) + (
+        f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+    )
+    raise click.ClickException(f"{wanted!r} is the start of {len(matches)} sessions: {shown}")
+
+
+def last_session(app: App) -> str:
+    """The id of the store's most recently updated session (`--last`)."""
+
+    async def work(store: Store) -> list[SessionInfo]:
+        return await store.sessions()
+
+    found = with_store(app, work)
+    if not found:
+        raise click.ClickException("--last: the store holds no session yet")
+    return found[0].id
+
+
+last_option = click.option(
+    "--last", is_flag=True, help="The most recently updated session of the store."
+)
+
+
 @sessions.command()
-@click.argument("session_id", callback=utf8_argument)
+@click.argument("session_id", required=False, callback=utf8_argument)
+@last_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 @pass_app
-def show(app: App, session_id: str, as_json: bool) -> None:
-    """The entries a model would see for SESSION_ID (claimed, not compacted away)."""
+def show(app: App, session_id: str | None, last: bool, as_json: bool) -> None:
+    """The entries a model would see for SESSION_ID (claimed, not compacted away). A unique
+    start of an id will do; --last shows the most recently updated session."""
+    if (session_id is None) == (not last):
+        raise click.UsageError("give a SESSION_ID or --last (not both)")
 
-    async def work(store: Store) -> list[Any]:
-        known = {info.id for info in await store.sessions()}
-        if session_id not in known:
-            raise click.ClickException(f"no session {session_id!r}")
-        return await store.context(session_id)
+    async def work(store: Store) -> tuple[str, list[Any]]:
+        infos = await store.sessions()
+        if last and not infos:
+            raise click.ClickException("--last: the store holds no session yet")
+        found = infos[0].id if last else find_session([i.id for i in infos], session_id or "")
+        return found, await store.context(found)
 
-    entries = with_store(app, work)
+    shown_id, entries = with_store(app, work)
     if as_json:
         emit_json([e.to_dict() for e in entries])
         return
+    click.secho(f"session {shown_id}", dim=True, err=True)
     colours = {
         "user": "green",
         "assistant": "blue",
@@ -117,11 +156,14 @@ def show(app: App, session_id: str, as_json: bool) -> None:
         "notification": "yellow",
     }
     for entry in entries:
+        pointers = child_pointers(entry)
+        if entry.kind.value == "assistant" and not entry.content and not pointers:
+            continue  # the reply only asked for tools: its tool_call entries follow
         label = entry.kind.value + (f" {entry.tool_name}" if entry.tool_name else "")
         click.secho(f"[{_when(entry.created_at)}] {label}", fg=colours.get(entry.kind.value))
         if entry.content:
             click.echo(entry.content)
-        for child in child_pointers(entry):
+        for child in pointers:
             status = f", {child['status']}" if isinstance(child.get("status"), str) else ""
             click.secho(
                 f"  ↳ child session {child['session_id']} ({child.get('agent', '?')}{status}): "
@@ -185,10 +227,9 @@ def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
         wanted = list(dict.fromkeys(session_ids)) or known[::-1]  # all: oldest first
         return [(session_id, await store.history(session_id)) for session_id in wanted]
 
+    exported = with_store(app, work)
     lines = [  # all of them before writing any: an entry that cannot be written stops it all
-        dump_line(session_id, record)
-        for session_id, records in with_store(app, work)
-        for record in records
+        dump_line(session_id, record) for session_id, records in exported for record in records
     ]
     if output is None:
         for line in lines:
@@ -197,7 +238,13 @@ def export(app: App, session_ids: tuple[str, ...], output: Path | None) -> None:
     from ..support.files import atomic_write
 
     output.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(output, "".join(line + "\n" for line in lines))
+    text = "".join(line + "\n" for line in lines)
+    atomic_write(output, text)
+    click.echo(
+        f"wrote {len(lines)} entries of {len(exported)} session(s), {len(text.encode())} bytes, "
+        f"to {output}",
+        err=True,
+    )
 
 
 @sessions.command("import")

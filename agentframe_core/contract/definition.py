@@ -30,7 +30,8 @@ __all__ = [
     "ToolSettings",
 ]
 
-NAME_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+#: Lowercase words joined by `-` or `.` (Claude Code agents are named `vue.js-expert`).
+NAME_PATTERN = r"^[a-z0-9]+([.-][a-z0-9]+)*$"
 _WIRE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 

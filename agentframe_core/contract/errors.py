@@ -12,6 +12,7 @@ __all__ = [
     "AgentframeError",
     "ConfigError",
     "ConfigIssue",
+    "EventLoopRunningError",
     "InvalidFieldError",
     "MissingDelimiterError",
     "MissingFieldError",
@@ -63,6 +64,11 @@ class UnknownPartError(AgentframeError):
         if hint:
             message += f". To get {name!r}: {hint}"
         super().__init__(message)
+
+
+class EventLoopRunningError(AgentframeError, RuntimeError):
+    """The synchronous `agentframe_core.run()` was called where an event loop runs: it would
+    need a loop of its own. Async code awaits `Session(stack).run(prompt)` instead."""
 
 
 # -- agent definitions ---------------------------------------------------------------------------

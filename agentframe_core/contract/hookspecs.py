@@ -24,8 +24,11 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
 
+    from .commands import CommandScan
     from .configtypes import Config
     from .diagnosis import Diagnosis
     from .model import Entry
@@ -71,6 +74,13 @@ def agentframe_tool_dispatchers(register: Register) -> None:
 @hookspec
 def agentframe_agent_loaders(register: Register) -> None:
     """Register agent-definition loaders (`AgentLoader`); every registered loader is used."""
+
+
+@hookspec
+def agentframe_slash_commands(cwd: Path) -> CommandScan | None:
+    """Offer slash commands (`/review 42` in `run` and `chat`) visible from the working folder
+    `cwd`, with the files that could not be used. Every implementation is asked; a project's
+    command hides a user's of the same name, which hides a plugin's."""
 
 
 @hookspec
@@ -166,6 +176,13 @@ def agentframe_notification(ctx: RunContext, message: str, kind: str) -> Awaitab
     before a tool call (`message` says which)."""
 
 
+@hookspec
+def agentframe_stack_built(config: Config) -> None:
+    """Called when a stack is built from `config`, before its first run: set up what the
+    whole process shares, e.g. agentframe-otel its OpenTelemetry providers from the
+    `telemetry:` block (the first call wins; later ones find them installed)."""
+
+
 #: A run's stop is overruled by `agentframe_run_stopping` at most this many times.
 MAX_STOP_CONTINUES = 8
 
@@ -182,5 +199,6 @@ RUNTIME_HOOKS = frozenset(
         agentframe_session_ended,
         agentframe_compacting,
         agentframe_notification,
+        agentframe_stack_built,
     )
 )

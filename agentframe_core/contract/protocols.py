@@ -200,6 +200,23 @@ class ContextBuilder(Protocol):
         ...
 
 
+@runtime_checkable
+class BudgetedBuilder(ContextBuilder, Protocol):
+    """A context builder that fits the prompt into a token budget. What it cannot shrink (the
+    system prompt, the tools, the tail it always keeps) may be over that budget anyway: the
+    loop warns when a prompt it sent was (`RunResult.over_budget`), and `config check` when
+    the system prompt and the tools alone are over `fixed_budget()`."""
+
+    async def budget(self, ctx: RunContext) -> int:
+        """The tokens a prompt may use in this run."""
+        ...
+
+    def fixed_budget(self) -> int | None:
+        """The budget the options alone set, without asking the model (None: the model's
+        window decides it)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Snippet:
     """A piece of retrieved text, placed beside the latest user message (`retrieval`)."""
@@ -338,6 +355,8 @@ class RunContext:
     wire: Callable[[list[Message]], list[Message]] = field(default=list)
     #: The session that started this one as a sub-agent (its tool's run), else None.
     parent: str | None = None
+    #: The run's id (`RunResult.run_id`, `agentframe.run.id` on its trace spans).
+    run_id: str = ""
     #: Who answers the run's questions (`ask`): the CLI at a terminal, a server's client;
     #: None when nobody can.
     on_question: QuestionCallback | None = None

@@ -54,11 +54,12 @@ class PartSpec:
                 names.add(info.alias)
         return names
 
-    def validate(self, raw: Mapping[str, Any]) -> Any:
-        """Validate a config block (without `use`); raises pydantic.ValidationError."""
+    def validate(self, raw: Mapping[str, Any], context: dict[str, Any] | None = None) -> Any:
+        """Validate a config block (without `use`); raises pydantic.ValidationError.
+        `context` reaches the options' validators (`config_dir`: the config file's folder)."""
         if self.options is None:
             return dict(raw)
-        return self.options.model_validate(dict(raw))
+        return self.options.model_validate(dict(raw), context=context)
 
     def build(self, options: Any) -> Any:
         return self.factory(options)

@@ -19,12 +19,17 @@ imported functions in a child process that is killed instead).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+import importlib.util
 import inspect
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import ModuleType
 from typing import Any, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -69,6 +74,8 @@ class FunctionTool:
         self._is_async = inspect.iscoroutinefunction(fn)
         #: "module:function", when imported by reference (what an isolated call imports).
         self.reference: str | None = None
+        #: The folder its module was looked up in first (the config file's), for that import.
+        self.folder: Path | None = None
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -160,7 +167,7 @@ class FunctionToolset:
                 from .isolated import run_isolated
 
                 ft.arguments.model_validate(call.arguments)  # checked here, not in a child
-                return await run_isolated(ft.reference, call.arguments)
+                return await run_isolated(ft.reference, call.arguments, ft.folder)
             value = await ft.run(call.arguments, ctx)
         except PydanticValidationError as err:
             return ToolResult(f"invalid arguments: {_brief(err)}", is_error=True)
@@ -176,13 +183,14 @@ def outcome_text(value: Any) -> tuple[str, bool]:
     return _to_text(value), False
 
 
-def import_tool(reference: str) -> FunctionTool:
-    """`"package.module:function"` -> a FunctionTool (raising ValueError with the reason)."""
+def import_tool(reference: str, folder: Path | None = None) -> FunctionTool:
+    """`"package.module:function"` -> a FunctionTool (raising ValueError with the reason). The
+    module is looked for in `folder` first (the config file's folder), see `_import`."""
     module_name, sep, attr = reference.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(f"{reference!r} is not of the form 'package.module:function'")
     try:
-        module = importlib.import_module(module_name)
+        module = _import(module_name, folder)
     except ImportError as err:
         raise ValueError(f"cannot import {module_name!r}: {err}") from err
     try:
@@ -193,7 +201,55 @@ def import_tool(reference: str) -> FunctionTool:
         raise ValueError(f"{reference!r} is not callable")
     found = obj if isinstance(obj, FunctionTool) else FunctionTool(obj)
     found.reference = reference
+    found.folder = folder
     return found
+
+
+def _import(name: str, folder: Path | None) -> ModuleType:
+    """Module `name`, from `folder` when its top-level module or package is there (a
+    `mytools.py` beside the config). `folder` is on `sys.path` for that import only, so the
+    modules it imports beside it resolve too, and no later import of another name finds
+    files there. A file there that another module of the same name (installed, of the
+    standard library, or already imported) would shadow is refused, never swapped in."""
+    top = name.partition(".")[0]
+    local = _beside(folder, top) if folder is not None and top.isidentifier() else None
+    if local is None or folder is None:
+        return importlib.import_module(name)
+    origin = _origin(top)
+    if origin is not None and origin != str(local):
+        raise ImportError(
+            f"{local} has the name of the module {top!r} of {origin}, which it would "
+            "shadow: rename the file (and the `import:` entry)"
+        )
+    where = str(folder)
+    sys.path.insert(0, where)
+    try:
+        return importlib.import_module(name)
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(where)
+
+
+def _origin(top: str) -> str | None:
+    """Where the module `top` is found without the config's folder (None: nowhere)."""
+    loaded = sys.modules.get(top)
+    if loaded is not None:
+        file = getattr(loaded, "__file__", None)
+        return str(Path(file).resolve()) if file else "the interpreter"
+    spec = importlib.util.find_spec(top)
+    if spec is None:
+        return None
+    if spec.origin is None or not spec.has_location:
+        return spec.origin or "a namespace package"
+    return str(Path(spec.origin).resolve())
+
+
+def _beside(folder: Path, top: str) -> Path | None:
+    """The file of module or package `top` in `folder` (symbolic links resolved), if any."""
+    for candidate in (folder / f"{top}.py", folder / top / "__init__.py"):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
 
 
 def _to_text(value: Any) -> str:

@@ -20,6 +20,7 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..contract.tools import ToolResult
@@ -30,8 +31,11 @@ __all__ = ["run_isolated"]
 MAX_OUTPUT = 16 * 1024 * 1024
 
 
-async def run_isolated(reference: str, arguments: dict[str, Any]) -> ToolResult:
-    """Call the function `reference` ("module:function") in a child process."""
+async def run_isolated(
+    reference: str, arguments: dict[str, Any], folder: Path | None = None
+) -> ToolResult:
+    """Call the function `reference` ("module:function", looked for in `folder` first) in a
+    child process."""
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -42,7 +46,10 @@ async def run_isolated(reference: str, arguments: dict[str, Any]) -> ToolResult:
         start_new_session=True,  # its own process group: killed with everything it started
     )
     try:
-        request = json.dumps({"reference": reference, "arguments": arguments}).encode()
+        where = str(folder) if folder is not None else None
+        request = json.dumps(
+            {"reference": reference, "arguments": arguments, "folder": where}
+        ).encode()
         assert child.stdin is not None and child.stdout is not None
         child.stdin.write(request)
         await child.stdin.drain()

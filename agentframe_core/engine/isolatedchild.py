@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 from .functions import import_tool, outcome_text
 
@@ -14,7 +15,8 @@ def main() -> None:
     """Read the request, call the function, print the result: never a traceback."""
     try:
         request = json.loads(sys.stdin.buffer.read())
-        tool = import_tool(request["reference"])
+        folder = request.get("folder")
+        tool = import_tool(request["reference"], Path(folder) if folder else None)
         value = asyncio.run(tool.run(request["arguments"]))
         content, is_error = outcome_text(value)
     except Exception as err:  # the model gets the error, as for an in-process tool

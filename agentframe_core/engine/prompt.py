@@ -27,6 +27,7 @@ from ..support.files import AGENT_FILE_LIMIT, FileReadError, PathEscapeError, re
 from .definitions.folders import project_dirs
 from .definitions.skills import Skill, find_skill, skill_folders
 from .definitions.template import PromptTemplate, ToolNames, compiled
+from .instructions import instruction_files
 
 __all__ = ["BASE_TEMPLATE", "agents_md_files", "assemble_system_prompt", "resolve_skills"]
 
@@ -121,14 +122,16 @@ def _base_template() -> PromptTemplate:
 
 
 def agents_md_files(cwd: Path) -> list[Path]:
-    """AGENTS.md files from the repository root down to `cwd` (outermost first, so the
-    nearest, most specific instructions come last)."""
-    return [d / AGENTS_MD for d in reversed(project_dirs(cwd)) if (d / AGENTS_MD).is_file()]
+    """Instruction files (AGENTS.md, CLAUDE.md: `instructions.INSTRUCTION_FILES`) from the
+    repository root down to `cwd`, after the user's, each followed by what it imports
+    (outermost first, so the nearest, most specific instructions come last)."""
+    return instruction_files(cwd)
 
 
 def _agents_md_section(cwd: Path) -> str:
     parts = []
-    for path in agents_md_files(cwd):
+    files = agents_md_files(cwd)
+    for path in files:
         try:
             text = read_text_file(path, AGENT_FILE_LIMIT, "project instructions").strip()
         except FileReadError as err:
@@ -138,9 +141,10 @@ def _agents_md_section(cwd: Path) -> str:
             parts.append(f"## {_shown(path, cwd)}\n\n{text}")
     if not parts:
         return ""
+    kinds = "AGENTS.md" if all(path.name == AGENTS_MD for path in files) else "instruction"
     intro = (
         "# Project instructions\n\n"
-        "These AGENTS.md files apply to the working directory, outermost first; where they "
+        f"These {kinds} files apply to the working directory, outermost first; where they "
         "disagree, the later (nearer) one wins."
     )
     return "\n\n".join([intro, *parts])
@@ -197,4 +201,7 @@ def _shown(path: Path, cwd: Path) -> str:
     repository, the working directory) when inside it, so the prompt does not depend on
     where the checkout lives."""
     base = project_dirs(cwd)[-1]
-    return path.relative_to(base).as_posix() if path.is_relative_to(base) else str(path)
+    if path.is_relative_to(base):
+        return path.relative_to(base).as_posix()
+    home = Path.home()
+    return "~/" + path.relative_to(home).as_posix() if path.is_relative_to(home) else str(path)

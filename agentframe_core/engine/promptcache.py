@@ -11,7 +11,8 @@ and reuses the prompt when none moved:
   a repository (a new or removed `.git`, AGENTS.md or skills folder changes the mtime of the
   folder that holds it; a `.git` appearing above the root does not change which root is
   nearest);
-- every AGENTS.md that exists there (an edit changes its mtime or size);
+- every instruction file that exists there (AGENTS.md, CLAUDE.md) and every file they
+  import, and the user's `~/.claude/CLAUDE.md` (an edit changes its mtime or size);
 - for an agent with skills: every skills folder and every candidate file of each skill.
 
 A file edited twice within the file system's mtime granularity with the same size is the one
@@ -30,7 +31,8 @@ from pathlib import Path
 from ..contract.definition import AgentDefinition
 from .definitions.folders import project_dirs, repo_root
 from .definitions.skills import SKILL_FILE, skill_folders
-from .prompt import AGENTS_MD, assemble_system_prompt
+from .instructions import USER_INSTRUCTION_FILES
+from .prompt import agents_md_files, assemble_system_prompt
 
 __all__ = ["cached_system_prompt", "clear"]
 
@@ -99,7 +101,8 @@ def _agent_key(agent: AgentDefinition | None) -> object:
 
 def _watched(agent: AgentDefinition | None, cwd: Path) -> tuple[Path, ...]:
     folders = project_dirs(cwd) if repo_root(cwd) is not None else [cwd, *cwd.parents]
-    paths = folders + [f / AGENTS_MD for f in project_dirs(cwd) if (f / AGENTS_MD).is_file()]
+    home = [Path.home() / name for name in USER_INSTRUCTION_FILES]
+    paths = folders + home + agents_md_files(cwd)
     if agent is not None and agent.skills:
         base = agent.path.parent if agent.path else cwd
         for reference in agent.skills:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..contract.model import Message
 from ..contract.reports import RetrievalReport
+from .telemetry import step_span
 
 if TYPE_CHECKING:
     from ..contract.protocols import RunContext, Snippet
@@ -38,7 +39,10 @@ async def retrieved_context(query: str, ctx: RunContext) -> str:
     budget = stack.limits.retrieval_budget_tokens
     names = _names(ctx)
     found = await asyncio.gather(
-        *(_timed(r.retrieve(query, ctx=ctx, budget_tokens=budget)) for r in stack.retrievers)
+        *(
+            _timed(r.retrieve(query, ctx=ctx, budget_tokens=budget), ctx, name)
+            for r, name in zip(stack.retrievers, names, strict=True)
+        )
     )
     snippets: list[Snippet] = []
     for name, (group, seconds) in zip(names, found, strict=True):
@@ -67,9 +71,12 @@ async def retrieved_context(query: str, ctx: RunContext) -> str:
     return f"{HEADING}\n\n{body}"
 
 
-async def _timed(call: Any) -> tuple[list[Snippet], float]:
-    started = time.perf_counter()
-    result = await call
+async def _timed(call: Any, ctx: RunContext, name: str) -> tuple[list[Snippet], float]:
+    with step_span(ctx.stack, "retrieval", f"retrieval {name}") as span:
+        started = time.perf_counter()
+        result = await call
+        if span is not None and span.is_recording():
+            span.set_attribute("agentframe.retrieval.snippets", len(result))
     return result, time.perf_counter() - started
 
 

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,15 +30,18 @@ from ..contract.errors import AgentframeError
 from ..contract.hookspecs import MAX_STOP_CONTINUES
 from ..contract.llm import Completion, CompletionRequest, Usage
 from ..contract.model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
-from ..contract.protocols import ExportableStore, RunContext, Stack, Store
+from ..contract.protocols import BudgetedBuilder, ExportableStore, RunContext, Stack, Store
 from ..contract.questions import QuestionCallback
 from ..contract.reports import CompactionReport, RetrievalReport
 from ..contract.runtimehooks import runtime_verdicts
 from ..contract.tools import ToolResult
 from ..support.turnlease import SessionDeletedError, hold_turn, new_holder, reply_to
+from . import telemetry
+from .budget import estimated_tokens, over_budget_message
 from .calling import ModelReply, ToolCalling, tool_calling
 from .guards import RepeatGuard, RequirementReminder, note
 from .render import DROPPED_NOTIFICATIONS
+from .requestview import log_reply, log_request
 from .retrieval import place_retrieved, retrieved_context
 from .toolbox import Toolbox, ToolCallRecord
 
@@ -59,6 +63,7 @@ class Outcome(StrEnum):
     PARSE_ERRORS = "parse_errors"  # a text-tools model kept sending malformed JSON
     REQUIREMENT_UNMET = "requirement_unmet"  # the agent's required tool was never called
     UNABLE = "unable"  # the model said it cannot do the task (report_inability); reply: why
+    TRUNCATED = "truncated"  # the model's tool call kept being cut at its token limit
     BLOCKED = "blocked"  # a runtime hook refused the prompt or stopped the run; reply: why
 
 
@@ -81,6 +86,14 @@ class RunResult:
     #: True when another run (another process) claimed and answered this run's message while
     #: this one waited for the turn: `reply` is that turn's answer, and `turns` is 0.
     coalesced: bool = False
+    #: This run's id (on its trace spans as `agentframe.run.id`).
+    run_id: str = ""
+    #: The tokens of the last reply when the model stopped it at its token limit (finish
+    #: reason "length"; 0 when the backend did not count them), else None.
+    cut_tokens: int | None = None
+    #: (prompt tokens, budget) of the first prompt of this run over the context builder's
+    #: budget (a `BudgetedBuilder` that could not make it fit), else None.
+    over_budget: tuple[int, int] | None = None
     _last_usage: Usage = field(default_factory=Usage, repr=False)
     _last_messages: list[Message] = field(default_factory=list, repr=False)
 
@@ -199,19 +212,24 @@ class Session:
         hears progress that parts report through `RunContext.emit` (e.g. sub-agents);
         `on_question` answers the questions parts ask through `RunContext.ask`.
         """
-        ctx = self._context_of_run(on_compaction, on_event, on_question)
+        run_id, agent_name = uuid.uuid4().hex, self.agent.name if self.agent else None
+        ctx = self._context_of_run(on_compaction, on_event, on_question, run_id)
         refused, added = await self._hooks_before(ctx, prompt)
         if refused is not None:
-            return RunResult(self.id, Outcome.BLOCKED, refused, 0)
+            return RunResult(self.id, Outcome.BLOCKED, refused, 0, run_id=run_id)
         message = await self.send(prompt) if prompt is not None else None
         if message is not None and added:
             await self.stack.store.enqueue(self.id, _hook_note(added))
         ttl = self.stack.limits.turn_lease_seconds
-        async with hold_turn(self.stack.store, self.id, new_holder(), ttl):
+        async with (
+            telemetry.run_span(self.stack, self.id, run_id, agent_name),
+            hold_turn(self.stack.store, self.id, new_holder(), ttl),
+        ):
             boundary = now_ns()
             claimed = await self._claim(boundary)
             answered = await self._answered_elsewhere(message) if message else None
             if answered is not None:
+                answered.run_id = run_id
                 return answered
             await self._drop_stale_notifications(ctx)
             run = await self._prepare(ctx, claimed, on_token, on_tool)
@@ -222,7 +240,7 @@ class Session:
 
     async def end(self, reason: str = "other") -> None:
         """The conversation is over: the `agentframe_session_ended` hooks hear `reason`."""
-        ctx = self._context_of_run(None, None, None)
+        ctx = self._context_of_run(None, None, None, "")
         await runtime_verdicts(self.stack.hooks, "agentframe_session_ended", ctx=ctx, reason=reason)
 
     def _context_of_run(
@@ -230,6 +248,7 @@ class Session:
         on_compaction: CompactionCallback | None,
         on_event: EventCallback | None,
         on_question: QuestionCallback | None,
+        run_id: str,
     ) -> RunContext:
         return RunContext(
             self.id,
@@ -238,6 +257,7 @@ class Session:
             on_compaction=on_compaction,
             on_event=on_event,
             on_question=on_question,
+            run_id=run_id,
             parent=self.parent,
         )
 
@@ -291,7 +311,8 @@ class Session:
         agent, limits = self.agent, self.stack.limits
         toolbox = await Toolbox.collect(self.stack.tools, ctx)
         calling = tool_calling(self.stack.adapter.capabilities, toolbox)
-        system = calling.system_prompt(await self._system_prompt(toolbox))
+        with telemetry.step_span(self.stack, "prompt", "prompt system"):
+            system = calling.system_prompt(await self._system_prompt(toolbox))
         retrieved = await self._retrieved(ctx) if self.stack.retrievers else ""
         ctx.wire = partial(_on_the_wire, calling, retrieved)
         return _Run(
@@ -309,6 +330,8 @@ class Session:
 
     def _report(self, run: _Run) -> RunResult:
         result = run.result
+        result.run_id = run.ctx.run_id
+        telemetry.run_ended(self.stack, result.outcome, result.usage, result.turns)
         result.compactions = run.ctx.compactions
         result.retrievals = run.ctx.retrievals
         assert self._session_usage is not None
@@ -330,6 +353,8 @@ class Session:
         messages = await self._context(run)
         completion = await self._call_model(run, messages)
         reply = run.calling.read(completion)
+        cut = completion.finish_reason == "length"
+        run.result.cut_tokens = completion.usage.completion_tokens if cut else None
         if reply.error is not None:
             await self._unusable_reply(run, reply, completion)
             return
@@ -346,7 +371,12 @@ class Session:
     async def _context(self, run: _Run) -> list[Message]:
         """The session as the model will read it: built, tool names on the wire, and
         flattened to text where tools are text."""
-        return run.ctx.wire(await self.stack.context.build(run.ctx, run.system))
+        with telemetry.step_span(self.stack, "prompt", "prompt context"):
+            compacted, started = len(run.ctx.compactions), time.time_ns()
+            messages = run.ctx.wire(await self.stack.context.build(run.ctx, run.system))
+            for report in run.ctx.compactions[compacted:]:
+                telemetry.compaction_span(self.stack, started, report)
+        return messages
 
     async def _call_model(self, run: _Run, messages: list[Message]) -> Completion:
         result, agent = run.result, self.agent
@@ -361,14 +391,35 @@ class Session:
             },
         )
         adapter = self.stack.adapter
-        if run.on_token is None or not adapter.capabilities.streaming:
-            completion = await adapter.complete(request)
-        else:  # streamed to `on_token`, through the strategy's filter
-            completion = await self._stream(request, run.calling.token_sink(run.on_token))
+        log_request(request, result.turns + 1)
+        with telemetry.chat_span(self.stack, request, run.ctx.run_id) as traced:
+            if run.on_token is None or not adapter.capabilities.streaming:
+                completion = await adapter.complete(request)
+            else:  # streamed to `on_token`, through the strategy's filter
+                completion = await self._stream(request, run.calling.token_sink(run.on_token))
+            traced.done(completion)
         result.turns += 1
+        log_reply(completion, result.turns)
         result.usage += completion.usage
         result._last_usage, result._last_messages = completion.usage, messages
+        await self._check_budget(run, request, completion)
         return completion
+
+    async def _check_budget(
+        self, run: _Run, request: CompletionRequest, completion: Completion
+    ) -> None:
+        """Warn, once a run, when the prompt was over the context builder's budget (what the
+        backend counted, else an estimate): the builder could not make it fit."""
+        builder = self.stack.context
+        if run.result.over_budget is not None or not isinstance(builder, BudgetedBuilder):
+            return
+        budget = await builder.budget(run.ctx)
+        texts = (m.content for m in request.messages)
+        sent = completion.usage.prompt_tokens or estimated_tokens(texts, request.tools)
+        if sent > budget:
+            run.result.over_budget = (sent, budget)
+            name = repr(self.stack.config.context.name) if self.stack.config else "in use"
+            log.warning("%s", over_budget_message(sent, budget, name, "the prompt took"))
 
     async def _stream(self, request: CompletionRequest, show: TokenCallback) -> Completion:
         adapter = self.stack.adapter
@@ -385,17 +436,28 @@ class Session:
         return final
 
     async def _unusable_reply(self, run: _Run, reply: ModelReply, completion: Completion) -> None:
-        """A text tool call that could not be parsed: ask again, a bounded number of times."""
+        """A text tool call that could not be parsed: ask again, a bounded number of times.
+        A reply cut at the token limit ends as TRUNCATED, without the broken text as reply."""
+        cut = run.result.cut_tokens is not None
         if run.parse_errors >= self.stack.limits.max_parse_errors:
-            run.finish(Outcome.PARSE_ERRORS, reply.content)
+            if cut:
+                run.finish(Outcome.TRUNCATED, "")
+            else:
+                run.finish(Outcome.PARSE_ERRORS, reply.content)
             return
         run.parse_errors += 1
         await self._persist_reply(reply.content, (), completion, run.boundary, tag="parse-error")
+        why = (
+            "was cut at the token limit before it ended"
+            if cut
+            else f"could not be used: {reply.error}"
+        )
         await self.stack.store.append(
             self.id,
             note(
-                f"Your last reply could not be used: {reply.error}. Reply with "
-                'one JSON object {"tool": "<name>", "args": {...}}, or in plain text.',
+                f"Your last reply {why}. Reply with "
+                'one JSON object {"tool": "<name>", "args": {...}}, or in plain text'
+                + (", and keep it short." if cut else "."),
                 "parse-error",
             ),
         )

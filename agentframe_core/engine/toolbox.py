@@ -19,6 +19,7 @@ from ..contract.model import Message, ToolCall
 from ..contract.protocols import RunContext, ToolDispatcher
 from ..contract.tools import Tool, ToolResult
 from .gate import after_call, gate
+from .telemetry import tool_span
 from .validation import ToolSchemaError, argument_problems
 
 __all__ = ["ToolCallRecord", "Toolbox"]
@@ -128,19 +129,22 @@ class Toolbox:
 
     async def execute(self, call: ToolCall, ctx: RunContext, limits: Limits) -> ToolCallRecord:
         """Run one canonical call with every safeguard; always returns a record."""
-        started = time.perf_counter()
-        try:
-            result = await self._execute(call, ctx, limits)
-        except asyncio.CancelledError:
-            raise
-        except Exception as err:  # a gate hook, a broken schema: the model hears, not a trace
-            log.exception("tool call %s could not be run", call.name)
-            result = ToolResult(
-                f"tool {call.name} could not be run: {type(err).__name__}: {err}",
-                True,
-                meta={"exception": type(err).__name__},
-            )
-        return ToolCallRecord(call, result, time.perf_counter() - started)
+        with tool_span(ctx.stack, call.name, call.id, call.arguments, ctx.run_id) as traced:
+            started = time.perf_counter()
+            try:
+                result = await self._execute(call, ctx, limits)
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:  # a gate hook, a broken schema: the model hears
+                log.exception("tool call %s could not be run", call.name)
+                result = ToolResult(
+                    f"tool {call.name} could not be run: {type(err).__name__}: {err}",
+                    True,
+                    meta={"exception": type(err).__name__},
+                )
+            seconds = time.perf_counter() - started
+            traced.done(result.content, result.is_error, seconds)
+        return ToolCallRecord(call, result, seconds)
 
     async def _execute(self, call: ToolCall, ctx: RunContext, limits: Limits) -> ToolResult:
         found = self.tools.get(call.name)

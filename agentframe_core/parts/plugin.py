@@ -6,17 +6,30 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    model_validator,
+)
 
 from ..contract.hookspecs import hookimpl
 from ..contract.registry import Register
 
 
-def _importable(reference: str) -> str:
+def _importable(reference: str, info: ValidationInfo) -> str:
     from ..engine.functions import import_tool
 
-    import_tool(reference)  # raises ValueError naming what is wrong
+    import_tool(reference, _config_dir(info))  # raises ValueError naming what is wrong
     return reference
+
+
+def _config_dir(info: ValidationInfo) -> Path | None:
+    found = (info.context or {}).get("config_dir")
+    return found if isinstance(found, Path) else None
 
 
 class FunctionsOptions(BaseModel):
@@ -29,6 +42,13 @@ class FunctionsOptions(BaseModel):
         description="Run each call in a child process, killed at the tool's timeout (a sync "
         "function in a thread cannot be stopped). Costs a Python start per call.",
     )
+    #: The config file's folder: a module there is imported from it first.
+    _folder: Path | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _remember_folder(self, info: ValidationInfo) -> FunctionsOptions:
+        self._folder = _config_dir(info)
+        return self
 
 
 class AgentFolderOptions(BaseModel):
@@ -57,7 +77,8 @@ def _verbatim(_: Any) -> Any:
 def _functions(options: FunctionsOptions) -> Any:
     from ..engine.functions import FunctionToolset, import_tool
 
-    return FunctionToolset((import_tool(ref) for ref in options.import_), isolate=options.isolate)
+    tools = (import_tool(ref, options._folder) for ref in options.import_)
+    return FunctionToolset(tools, isolate=options.isolate)
 
 
 def _agent_loader(options: AgentFolderOptions) -> Any:

@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
 from ..contract.errors import AgentframeError
 from ..contract.llm import Capabilities, Completion, CompletionRequest, Usage
@@ -58,6 +58,9 @@ class ScriptedOptions(BaseModel):
     cycle: bool = False
     native_tools: bool = True
     json_schema: bool = False
+    #: Cut each reply's text after this many words, as a model stops at its token limit
+    #: (finish reason "length"); None: never.
+    max_tokens: PositiveInt | None = None
 
 
 class ScriptedAdapter:
@@ -68,12 +71,14 @@ class ScriptedAdapter:
         cycle: bool = False,
         native_tools: bool = True,
         json_schema: bool = False,
+        max_tokens: int | None = None,
     ) -> None:
         self.replies = [
             r if isinstance(r, str | ScriptedReply) else ScriptedReply.model_validate(r)
             for r in replies or []
         ]
         self.cycle = cycle
+        self.max_tokens = max_tokens
         self.requests: list[CompletionRequest] = []
         self._next = 0
         self._capabilities = Capabilities(native_tools=native_tools, json_schema=json_schema)
@@ -85,6 +90,7 @@ class ScriptedAdapter:
             cycle=options.cycle,
             native_tools=options.native_tools,
             json_schema=options.json_schema,
+            max_tokens=options.max_tokens,
         )
 
     @property
@@ -109,6 +115,11 @@ class ScriptedAdapter:
             await asyncio.sleep(reply.delay)
         calls = tuple(ToolCall(c.id or new_id(), c.name, c.arguments) for c in reply.tool_calls)
         usage = Usage(**reply.usage) if reply.usage else Usage()
+        words = reply.content.split(" ")
+        if self.max_tokens is not None and len(words) > self.max_tokens:
+            cut = " ".join(words[: self.max_tokens])
+            usage = Usage(usage.prompt_tokens, self.max_tokens)
+            return Completion(cut, (), usage, "length")
         return Completion(reply.content, calls, usage, "tool_calls" if calls else "stop")
 
     async def stream(self, request: CompletionRequest) -> AsyncIterator[str | Completion]:

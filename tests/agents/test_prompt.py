@@ -232,3 +232,35 @@ def test_a_literal_dollar_brace_is_written_as_a_string(cwd: Path) -> None:
     definition = full('Write ${{ "${{" }} secrets.TOKEN }} in the workflow.')
     prompt = assemble_system_prompt(definition, {}, cwd=cwd, today=TODAY)
     assert prompt == "Write ${{ secrets.TOKEN }} in the workflow.\n"
+
+
+def test_claude_md_and_its_imports_are_read_like_agents_md(
+    project: Path, cwd: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CLAUDE.md (project and ~/.claude), `@path` imports: relative, at most 5 hops deep,
+    each file once (a cycle ends), confined to the project and ~/.claude, never in code."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".claude/CLAUDE.md").write_text("Mine.\n")
+    (project / "AGENTS.md").write_text("Root.\n")
+    (project / "CLAUDE.md").write_text("Claude root, see @docs/a.md and `@docs/code.md`.\n")
+    (project / "docs").mkdir()
+    (project / "docs/code.md").write_text("In code.\n")
+    for index in range(7):  # a.md -> b.md -> ... -> g.md: 7 hops
+        name, following = "abcdefg"[index], "abcdefgh"[index + 1]
+        (project / f"docs/{name}.md").write_text(f"Hop {index + 1}, then @{following}.md\n")
+    secret = tmp_path / "secret.md"
+    secret.write_text("Secret.\n")
+    (project / "docs/c.md").write_text(f"Hop 3, back to @a.md, out to @{secret}, on to @d.md\n")
+    (cwd / "CLAUDE.md").write_text("Here, see @../../docs/a.md again.\n")
+    files = agents_md_files(cwd)
+    assert files[:3] == [home / ".claude/CLAUDE.md", project / "AGENTS.md", project / "CLAUDE.md"]
+    assert [p.name for p in files[3:]] == ["a.md", "b.md", "c.md", "d.md", "e.md", "CLAUDE.md"]
+    prompt = assemble_system_prompt(None, {}, cwd=cwd, today=TODAY)
+    assert "## ~/.claude/CLAUDE.md\n\nMine." in prompt
+    assert prompt.index("## AGENTS.md\n\nRoot.") < prompt.index("## CLAUDE.md\n\nClaude root")
+    assert "## docs/e.md\n\nHop 5" in prompt and "Hop 6" not in prompt  # depth 5
+    assert "In code." not in prompt and "Secret." not in prompt
+    assert "These instruction files apply" in prompt
+    assert prompt.index("Hop 5") < prompt.index("## pkg/sub/CLAUDE.md\n\nHere")

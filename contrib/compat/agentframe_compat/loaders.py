@@ -17,6 +17,7 @@ silently dropped or silently widened:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable
@@ -28,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentframe_core import (
     AgentDefinition,
+    AgentDefinitionError,
+    AgentScan,
     FolderLoader,
     Frontmatter,
     definition_from_frontmatter,
@@ -35,9 +38,19 @@ from agentframe_core import (
 )
 
 from .agentrules import agent_rules_of, record_agent_rules
+from .lenient import read_lenient
 from .permissions import ENFORCED_TOOLS, RuleError, parse_rule
+from .plugins import PluginError, installed_plugins, plugin_parts
 
-__all__ = ["ClaudeLoader", "CompatLoader", "CompatOptions", "KigiLoader", "PiLoader"]
+__all__ = [
+    "ClaudeLoader",
+    "CompatLoader",
+    "CompatOptions",
+    "KigiLoader",
+    "PiLoader",
+    "map_model",
+    "split_outside_parentheses",
+]
 
 MODEL_ALIASES_ENV = "AGENTFRAME_MODEL_ALIASES"
 TOOL_ALIASES_ENV = "AGENTFRAME_TOOL_ALIASES"
@@ -90,9 +103,12 @@ class CompatLoader(FolderLoader):
     def __init__(self, options: CompatOptions | None = None) -> None:
         self.options = options or CompatOptions()
 
+    def read(self, path: Path) -> tuple[Frontmatter, list[str]]:
+        """The file's frontmatter and what reading it had to forgive (strict: nothing)."""
+        return read_frontmatter(path), []
+
     def load_file(self, path: Path, level: str) -> AgentDefinition:
-        fm = read_frontmatter(path)
-        notes: list[str] = []
+        fm, notes = self.read(path)
         self._restricted: dict[str, list[str]] = {"tools": [], "disallowedTools": [], "bare": []}
 
         def note(key: str, message: str) -> None:
@@ -128,7 +144,7 @@ class CompatLoader(FolderLoader):
                 data["disallowedTools"], "disallowedTools", allow=False, note=note
             )
         if isinstance(data.get("model"), str):
-            data["model"] = self._model(data["model"], note)
+            data["model"] = map_model(data["model"], self.options, note)
         if "skills" in data and fm.file is not None:
             data["skills"] = self._skills(data["skills"], fm.file)
         self.translate_format(data, note)
@@ -167,7 +183,7 @@ class CompatLoader(FolderLoader):
 
     def _tools(self, value: Any, key: str, *, allow: bool, note: Note) -> Any:
         if isinstance(value, str):
-            entries: list[Any] = _split_outside_parentheses(value)
+            entries: list[Any] = split_outside_parentheses(value)
         elif isinstance(value, list):
             entries = list(value)
         else:
@@ -217,21 +233,24 @@ class CompatLoader(FolderLoader):
             return False
         return rule.tool in ENFORCED_TOOLS or rule.tool.startswith("mcp__")
 
-    def _model(self, model: str, note: Note) -> str | None:
-        name = model.strip()
-        if name in self.options.model_aliases:
-            return self.options.model_aliases[name]
-        if name.lower() in CLAUDE_MODEL_ALIASES:
-            note(
-                "model",
-                f"model alias {name!r} names no model of this stack; the stack's model is used "
-                f'(map it with ${MODEL_ALIASES_ENV}="{name}=<model>")',
-            )
-            return None
-        return name
+
+def map_model(model: str, options: CompatOptions, note: Note) -> str | None:
+    """A model as a file names it -> the adapter model: an alias through `model_aliases`;
+    an unmapped Claude Code alias is the stack's model (None), with a warning."""
+    name = model.strip()
+    if name in options.model_aliases:
+        return options.model_aliases[name]
+    if name.lower() in CLAUDE_MODEL_ALIASES:
+        note(
+            "model",
+            f"model alias {name!r} names no model of this stack; the stack's model is used "
+            f'(map it with ${MODEL_ALIASES_ENV}="{name}=<model>")',
+        )
+        return None
+    return name
 
 
-def _split_outside_parentheses(text: str) -> list[str]:
+def split_outside_parentheses(text: str) -> list[str]:
     """`Read, Agent(a, b), Bash` -> ["Read", "Agent(a, b)", "Bash"]."""
     parts, depth, current = [], 0, ""
     for char in text:
@@ -256,6 +275,35 @@ class ClaudeLoader(CompatLoader):
     project_folder = ".claude/agents"
     user_folder = ".claude/agents"
     skill_folders = (".claude/skills",)
+
+    def read(self, path: Path) -> tuple[Frontmatter, list[str]]:
+        """Claude Code's leniency: a value strict YAML rejects is read as text, warned."""
+        return read_lenient(path)
+
+    def scan(self, cwd: Path) -> AgentScan:
+        """The project's and the user's agents, then the installed plugins' (`agents/`, or
+        the files plugin.json names), as user-level definitions."""
+        scan = super().scan(cwd)
+        for plugin in installed_plugins():
+            try:
+                files = plugin_parts(plugin).agents
+            except PluginError as err:
+                scan.errors.append(AgentDefinitionError(err.reason, file=err.file))
+                continue
+            for path in files:
+                try:
+                    scan.definitions.append(self.load_file(path, "user"))
+                except AgentDefinitionError as err:
+                    scan.errors.append(err)
+        return scan
+
+    def _skill_folders(self, path: Path) -> list[Path]:
+        """Also every installed plugin's `skills/`: a plugin's agents name its skills."""
+        folders = super()._skill_folders(path)
+        for plugin in installed_plugins():
+            with contextlib.suppress(PluginError):
+                folders.extend(plugin_parts(plugin).skills)
+        return folders
 
     def translate_format(self, data: dict[Any, Any], note: Note) -> None:
         if data.get("permissionMode") == "bypassPermissions":

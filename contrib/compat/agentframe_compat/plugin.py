@@ -1,17 +1,21 @@
-"""Registers the compat loaders (every registered loader is used when agents are found) and
-the runtime hooks that run Claude Code's hooks and permission rules (`runtime.py`).
+"""Registers the compat loaders (every registered loader is used when agents are found), the
+Claude Code slash commands, the `cc-plugins` command, and the runtime hooks that run Claude
+Code's hooks and permission rules (`runtime.py`).
 
 A plugin implementing runtime hooks is imported with every stack: this module imports
-nothing heavy, and each hook imports `runtime` only when there is a settings file, a plugin
-hooks file or an agent file's rule to apply (`settings.anything_to_read`).
+nothing heavy, and each runtime hook imports `runtime` only when there is a settings file, a
+plugin hooks file or an agent file's rule to apply (`settings.anything_to_read`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from agentframe_core import Register, RunContext, ToolResult, hookimpl
+import click
+
+from agentframe_core import CommandScan, Register, RunContext, ToolResult, hookimpl
 
 from .settings import anything_to_read
 
@@ -31,6 +35,24 @@ def agentframe_agent_loaders(register: Register) -> None:
     register("claude", ClaudeLoader, options=CompatOptions)
     register("pi", PiLoader, options=CompatOptions)
     register("kigi", KigiLoader, options=CompatOptions)
+
+
+@hookimpl
+def agentframe_slash_commands(cwd: Path) -> CommandScan:
+    from .commands import ClaudeCommands, plugin_sources
+    from .loaders import CompatOptions
+
+    scan = CommandScan()
+    sources = plugin_sources(scan.errors)
+    found = ClaudeCommands(CompatOptions()).scan(cwd, sources)
+    return CommandScan(found.commands, [*scan.errors, *found.errors])
+
+
+@hookimpl
+def agentframe_commands(cli: click.Group) -> None:
+    from .cli import cc_plugins
+
+    cli.add_command(cc_plugins)
 
 
 @hookimpl

@@ -24,12 +24,14 @@ from agentframe_core import (
     Completion,
     PluginHost,
     Session,
+    Stack,
     StoredEntry,
     ToolResult,
     build_stack,
     load_config,
 )
 
+from . import tracing
 from .commit import Scratch, commit
 from .names import WAITING_EVENT, WORKFLOW_NAME, result_topic
 
@@ -48,9 +50,7 @@ class DurableAdapter:
         return dataclasses.replace(caps, streaming=False)
 
     async def complete(self, request: Any) -> Completion:
-        done: Completion = await DBOS.run_step_async(
-            {"name": "model_call"}, self.inner.complete, request
-        )
+        done: Completion = await tracing.step("model_call", self.inner.complete, request)
         return done
 
     async def stream(self, request: Any) -> AsyncIterator[str | Completion]:
@@ -77,7 +77,7 @@ class DurableDispatcher:
             result: ToolResult = await self.inner.dispatch(call, ctx)
             return result
 
-        done: ToolResult = await DBOS.run_step_async({"name": f"tool:{call.name}"}, run)
+        done: ToolResult = await tracing.step(f"tool:{call.name}", run)
         if not done.pending or PENDING_WAIT_SECONDS <= 0:
             return done
         await DBOS.set_event_async(WAITING_EVENT, {"call_id": call.id, "tool": call.name})
@@ -102,28 +102,32 @@ async def agentframe_run(
     """One run of `prompt` on `session_id` with the stack `config_file` describes."""
     host = PluginHost()
     config = load_config(host, Path(config_file) if config_file else None, profile)
-    stack = build_stack(config, host)
+    stack = build_stack(config, host)  # installs the telemetry providers, if asked for
     try:
-        store = stack.store
-        history = await DBOS.run_step_async({"name": "load_history"}, _history, store, session_id)
-        scratch = Scratch()
-        await scratch.restore(session_id, history)
-        durable = dataclasses.replace(
-            stack,
-            adapter=DurableAdapter(stack.adapter),
-            store=scratch,
-            tools=[DurableDispatcher(tools) for tools in stack.tools],
-        )
-        result = await Session(durable, session_id).run(prompt)
-        workflow_id = DBOS.workflow_id or "run"
-        await DBOS.run_step_async(
-            {"name": "commit"}, commit, store, session_id, history, scratch, workflow_id
-        )
-        return {
-            "session_id": session_id,
-            "reply": result.reply,
-            "outcome": str(result.outcome),
-            "tool_calls": len(result.tool_calls),
-        }
+        with tracing.workflow(session_id):
+            return await _run(stack, session_id, prompt)
     finally:
         await stack.aclose()
+
+
+async def _run(stack: Stack, session_id: str, prompt: str) -> dict[str, Any]:
+    """The run inside its workflow: the history, the loop on a scratch store, the commit."""
+    store = stack.store
+    history = await tracing.step("load_history", _history, store, session_id)
+    scratch = Scratch()
+    await scratch.restore(session_id, history)
+    durable = dataclasses.replace(
+        stack,
+        adapter=DurableAdapter(stack.adapter),
+        store=scratch,
+        tools=[DurableDispatcher(tools) for tools in stack.tools],
+    )
+    result = await Session(durable, session_id).run(prompt)
+    workflow_id = DBOS.workflow_id or "run"
+    await tracing.step("commit", commit, store, session_id, history, scratch, workflow_id)
+    return {
+        "session_id": session_id,
+        "reply": result.reply,
+        "outcome": str(result.outcome),
+        "tool_calls": len(result.tool_calls),
+    }

@@ -6,7 +6,8 @@ import asyncio
 
 from agentframe_core import Config, Diagnosis
 
-from .connection import State
+from .connection import McpConnection, State
+from .names import exposed_name
 from .options import McpConfigError
 from .parts import configured_toolsets
 from .toolset import McpToolset
@@ -32,7 +33,7 @@ async def _start_all(toolsets: list[McpToolset]) -> list[Diagnosis]:
             for name, connection in toolset.connections.items():
                 label = f"mcp server {name}"
                 if connection.state is State.READY:
-                    found.append(Diagnosis(label, True, f"{len(connection.tools)} tool(s)"))
+                    found.append(Diagnosis(label, True, _offered(toolset, connection)))
                 else:
                     found.append(
                         Diagnosis(
@@ -45,3 +46,13 @@ async def _start_all(toolsets: list[McpToolset]) -> list[Diagnosis]:
     finally:
         await asyncio.gather(*(toolset.aclose() for toolset in toolsets))
     return found
+
+
+def _offered(toolset: McpToolset, connection: McpConnection) -> str:
+    """The tools the model is offered (what `allow_tools`/`deny_tools` leave), and the total."""
+    total = len(connection.tools)
+    allowed = toolset.options.tool_allowed
+    offered = sum(1 for t in connection.tools if allowed(exposed_name(connection.name, t.name)))
+    if offered == total:
+        return f"{total} tool(s)"
+    return f"{offered} tool(s) offered to the model, of {total} (allow_tools/deny_tools)"

@@ -73,10 +73,16 @@ def test_doctor_and_list_report_a_server_that_fails_to_start(
     monkeypatch.setenv("MCP_CLI_SECRET", SECRET)
     missing = tmp_path / "no-such-server"
     cwd = project(tmp_path, {"gone": {"command": str(missing)}, "time": time_entry()})
+    config = yaml.safe_load((cwd / "agentframe.yaml").read_text())
+    config["tools"][0]["allow_tools"] = ["mcp_time_get_current_time"]  # what doctor counts
+    (cwd / "agentframe.yaml").write_text(yaml.safe_dump(config))
     doctor = run_cli(cwd, "doctor")
     assert doctor.returncode == 1
     assert "FAIL mcp server gone: MCP server 'gone' could not be started" in doctor.stdout
-    assert "ok   mcp server time: 2 tool(s)" in doctor.stdout
+    assert (
+        "ok   mcp server time: 1 tool(s) offered to the model, of 2 (allow_tools/deny_tools)"
+        in doctor.stdout
+    )
     listed = run_cli(cwd, "mcp", "list")
     assert listed.returncode == 1 and "FAIL gone" in listed.stdout
     for output in (doctor.stdout + doctor.stderr, listed.stdout + listed.stderr):

@@ -1,7 +1,8 @@
 """agentframe-serve: agents over HTTP (OpenAI Chat Completions, agentframe's sessions)."""
 
-from .app import build_app
+from .app import ROUTES_GROUP, build_app
+from .cli import serve_stack
 from .keys import Keys
 from .settings import HashedKey, ServeSettings
 
-__all__ = ["HashedKey", "Keys", "ServeSettings", "build_app"]
+__all__ = ["ROUTES_GROUP", "HashedKey", "Keys", "ServeSettings", "build_app", "serve_stack"]

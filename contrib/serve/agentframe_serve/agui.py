@@ -8,7 +8,9 @@ the model's text (TEXT_MESSAGE_START/CONTENT/END) and the server-side tool calls
 RUN_FINISHED or RUN_ERROR. The client's tools (`tools`) come
 back as TOOL_CALL_START/ARGS/END without a result, listed in RUN_FINISHED's
 `pendingToolCallIds`; the next run's tool messages carry their results. What parts report
-(a sub-agent's progress) and compactions are CUSTOM events `agentframe.<kind>`."""
+(a sub-agent's progress) and compactions are CUSTOM events `agentframe.<kind>`, and so is
+the time each server-side call took (`agentframe.tool_time`) and each question a part asks
+the person (`agentframe.question`, answered with `POST /v1/questions/{id}`)."""
 
 from __future__ import annotations
 
@@ -51,7 +53,8 @@ from .chat import text_of
 from .clienttools import client_calls, client_tool, sent_calls
 from .conversations import ClientMessage
 from .errors import ApiError, from_validation
-from .runs import Compacted, Failed, Finished, Progress, Token, ToolDone, events
+from .questions import question_json
+from .runs import Asked, Compacted, Failed, Finished, Progress, Token, ToolDone, events
 from .service import Service, Turn
 from .wire import EventStream
 
@@ -123,7 +126,7 @@ async def _events(service: Service, turn: Turn, run: RunAgentInput) -> AsyncGene
     said: list[str] = []
     yield out(StepStartedEvent(step_name="turn 1"))
     after_tools = False
-    async for item in events(turn.session, turn.prompt):
+    async for item in events(turn.session, turn.prompt, asking=True):
         if isinstance(item, Token) and not item.text:
             continue
         if isinstance(item, Token) and after_tools:  # the model speaks again: a new turn
@@ -160,8 +163,14 @@ async def _events(service: Service, turn: Turn, run: RunAgentInput) -> AsyncGene
                         role="tool",
                     )
                 )
+            seconds = {"tool_call_id": call.id, "seconds": round(record.seconds, 6)}
+            yield out(CustomEvent(name="agentframe.tool_time", value=seconds))
         elif isinstance(item, Progress):
             yield out(CustomEvent(name=f"agentframe.{item.kind}", value=item.data))
+        elif isinstance(item, Asked):
+            question_id = service.questions.add(turn.owner, item.question, item.answer)
+            value = question_json(question_id, item.question)
+            yield out(CustomEvent(name="agentframe.question", value=value))
         elif isinstance(item, Compacted):
             yield out(CustomEvent(name="agentframe.compaction", value=asdict(item.report)))
         elif isinstance(item, Failed):

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -15,28 +16,39 @@ from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
-from agentframe_core import AgentDefinition, Stack
+from agentframe_core import AgentDefinition, Config, Stack
 
+from . import tracecontext
 from .a2a import A2A
 from .agui import agui_run
 from .chat import chat_completions
 from .conversations import Conversations
 from .errors import ApiError
 from .gate import Gate
+from .history import child_history, session_history
 from .keys import Keys
+from .kg import show_kg
+from .questions import answer_question
 from .remembered import Remembered
 from .responses import create_response, delete_response, get_response
 from .service import Service
 from .sessions import delete_session, list_sessions, show_session
 from .settings import ServeSettings
+from .stackinfo import run_doctor, show_stack
+from .traces import list_traces
 from .wire import EventStream
 
-__all__ = ["build_app"]
+__all__ = ["ROUTES_GROUP", "build_app"]
 
 log = logging.getLogger("agentframe.serve")
+
+#: The entry-point group of packages that add routes (the web UI): each entry point is a
+#: callable taking the `ServeSettings` and returning Starlette routes, mounted after the
+#: server's own (which they cannot shadow).
+ROUTES_GROUP = "agentframe_serve.routes"
 
 #: How long cancelled requests may take to unwind on shutdown, after the drain bound.
 UNWIND_SECONDS = 5.0
@@ -55,7 +67,8 @@ class _Answer:
         assert task is not None
         self.active.add(task)
         try:
-            await self._answer(scope, receive, send)
+            with tracecontext.continued(scope):
+                await self._answer(scope, receive, send)
         finally:
             self.active.discard(task)
 
@@ -107,6 +120,20 @@ async def _readyz(service: Service, request: Request) -> Response:
     return JSONResponse(status, status_code=200 if ready else 503)
 
 
+def _extensions(settings: ServeSettings) -> list[BaseRoute]:
+    """The routes of installed packages (`ROUTES_GROUP`); one that fails to load is logged
+    and left out, the server starts without it."""
+    routes: list[BaseRoute] = []
+    for point in entry_points(group=ROUTES_GROUP):
+        try:
+            found: Sequence[BaseRoute] = point.load()(settings)
+        except Exception as err:
+            log.error("routes %r failed to load: %s: %s", point.name, type(err).__name__, err)
+            continue
+        routes.extend(found)
+    return routes
+
+
 def build_app(
     stack: Stack,
     agents: list[AgentDefinition],
@@ -116,8 +143,10 @@ def build_app(
     *,
     loopback: bool,
     base_url: str,
+    config: Config | None = None,
 ) -> Starlette:
-    """The app; `base_url` is where clients reach it (A2A agent cards name it)."""
+    """The app; `base_url` is where clients reach it (A2A agent cards name it); `config`, the
+    one the stack was built from, is what `/v1/stack` shows."""
     service = Service(
         stack=stack,
         agents={a.name: a for a in agents},
@@ -125,6 +154,7 @@ def build_app(
         gate=Gate(keys, settings, loopback),
         conversations=Conversations(stack.store, settings.remembered_conversations),
         responses=Remembered(settings.remembered_conversations),
+        config=config,
     )
 
     #: Requests being answered: on shutdown, those uvicorn cancelled (past the drain bound)
@@ -172,6 +202,14 @@ def build_app(
             route("/v1/sessions", list_sessions, "GET"),
             route("/v1/sessions/{session_id}", show_session, "GET"),
             route("/v1/sessions/{session_id}", delete_session, "DELETE"),
+            route("/v1/sessions/{session_id}/history", session_history, "GET"),
+            route("/v1/sessions/{session_id}/children/{child_id}", child_history, "GET"),
+            route("/v1/traces", list_traces, "GET"),
+            route("/v1/kg", show_kg, "GET"),
+            route("/v1/stack", show_stack, "GET"),
+            route("/v1/doctor", run_doctor, "GET"),
+            route("/v1/questions/{question_id}", answer_question, "POST"),
+            *_extensions(settings),
         ],
         middleware=middleware,
         lifespan=lifespan,

@@ -60,7 +60,8 @@ class Gate:
         ):
             raise ApiError(403, "this server answers only to a loopback Host header")
         origin = headers.get("origin")
-        if origin is not None and origin not in self.settings.cors_origins:
+        same_origin = origin == f"{request.url.scheme}://{headers.get('host', '')}"
+        if origin is not None and not same_origin and origin not in self.settings.cors_origins:
             raise ApiError(403, "this origin is not allowed (serve.cors_origins)")
         auth = headers.get("authorization", "")
         scheme, _, token = auth.partition(" ")

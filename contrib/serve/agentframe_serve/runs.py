@@ -7,13 +7,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentframe_core import CompactionReport, RunResult, Session, ToolCallRecord
+from agentframe_core import (
+    Answer,
+    CompactionReport,
+    Question,
+    RunResult,
+    Session,
+    ToolCallRecord,
+)
 
-__all__ = ["Compacted", "Event", "Failed", "Finished", "Progress", "Token", "ToolDone", "events"]
+__all__ = [
+    "Asked",
+    "Compacted",
+    "Event",
+    "Failed",
+    "Finished",
+    "Progress",
+    "Token",
+    "ToolDone",
+    "events",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +54,15 @@ class Progress:
 
 
 @dataclass(frozen=True, slots=True)
+class Asked:
+    """A part asks the person: the protocol forwards `question` to its client and sets
+    `answer` (the run waits for it)."""
+
+    question: Question
+    answer: asyncio.Future[Answer]
+
+
+@dataclass(frozen=True, slots=True)
 class Compacted:
     report: CompactionReport
 
@@ -51,12 +77,23 @@ class Failed:
     error: BaseException
 
 
-Event = Token | ToolDone | Progress | Compacted | Finished | Failed
+Event = Token | ToolDone | Progress | Asked | Compacted | Finished | Failed
 
 
-async def events(session: Session, prompt: str | None = None) -> AsyncIterator[Event]:
-    """The run's events, ending with one `Finished` or `Failed`."""
+async def events(
+    session: Session, prompt: str | None = None, *, asking: bool = False
+) -> AsyncIterator[Event]:
+    """The run's events, ending with one `Finished` or `Failed`. With `asking`, the parts'
+    questions are `Asked` events (the protocol can reach its client); without, the kernel
+    declines them at once."""
     queue: asyncio.Queue[Event] = asyncio.Queue()
+
+    async def ask(question: Question) -> Answer:
+        answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        queue.put_nowait(Asked(question, answer))
+        return await answer
+
+    on_question: Callable[[Question], Awaitable[Answer]] | None = ask if asking else None
     task = asyncio.create_task(
         session.run(
             prompt,
@@ -64,6 +101,7 @@ async def events(session: Session, prompt: str | None = None) -> AsyncIterator[E
             on_tool=lambda record: queue.put_nowait(ToolDone(record)),
             on_event=lambda kind, data: queue.put_nowait(Progress(kind, data)),
             on_compaction=lambda report: queue.put_nowait(Compacted(report)),
+            on_question=on_question,
         )
     )
 

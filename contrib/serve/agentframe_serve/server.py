@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 import uvicorn
 
-from agentframe_core import AgentDefinition, Stack
+from agentframe_core import AgentDefinition, Config, Stack
 
 from .app import build_app
 from .gate import is_loopback
@@ -28,10 +28,13 @@ def run_server(
     *,
     host: str,
     port: int,
+    config: Config | None = None,
 ) -> None:
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
-    app = build_app(stack, agents, cwd, settings, keys, loopback=is_loopback(host), base_url=url)
-    config = uvicorn.Config(
+    app = build_app(
+        stack, agents, cwd, settings, keys, loopback=is_loopback(host), base_url=url, config=config
+    )
+    server_config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -43,4 +46,4 @@ def run_server(
     )
     names = ", ".join(a.name for a in agents) or "none"
     click.echo(f"serving {len(agents)} agent(s) on http://{host}:{port} ({names})", err=True)
-    uvicorn.Server(config).run()
+    uvicorn.Server(server_config).run()

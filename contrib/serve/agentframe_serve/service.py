@@ -6,16 +6,17 @@ from __future__ import annotations
 import dataclasses
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentframe_core import AgentDefinition, RunContext, Session, Stack, Tool, Usage
+from agentframe_core import AgentDefinition, Config, RunContext, Session, Stack, Tool, Usage
 
 from .clienttools import ClientTools
 from .conversations import ClientMessage, Conversations, add_messages, check_client_id, parked_calls
 from .errors import ApiError
 from .gate import Gate
 from .remembered import Remembered
+from .waiting import Waiting
 
 __all__ = ["Service", "Turn", "usage_json"]
 
@@ -44,6 +45,10 @@ class Service:
     gate: Gate
     conversations: Conversations
     responses: Remembered
+    #: The config the stack was built from (`/v1/stack`, `/v1/traces`), when known.
+    config: Config | None = None
+    #: Questions of running AG-UI runs, waiting for `POST /v1/questions/{id}`.
+    questions: Waiting = field(default_factory=Waiting)
 
     def agent(self, model: str, param: str = "model") -> AgentDefinition:
         agent = self.agents.get(model)

@@ -1,4 +1,5 @@
-"""`/v1/sessions`: a key's own sessions, listed, shown and deleted (agentframe's own API).
+"""`/v1/sessions`: a key's own sessions, listed (or searched), shown and deleted
+(agentframe's own API).
 
 Ids are the ones clients see (`X-Session-Id`, `session_id`); another key's session is
 unknown here, answered exactly as an id never used."""
@@ -10,33 +11,95 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from agentframe_core import SearchableStore, SessionInfo
+
 from .conversations import Conversations, check_client_id
 from .errors import ApiError
 from .service import Service
 
-__all__ = ["delete_session", "list_sessions", "show_session"]
+__all__ = ["delete_session", "known_session", "list_sessions", "show_session"]
+
+#: A search reads the entries of at most this many sessions (the most recently updated
+#: first); titles and ids are matched in every session.
+SEARCHED_SESSIONS = 500
+MAX_QUERY_CHARS = 200
+
+
+def _int_param(request: Request, name: str, default: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not raw.isdigit() or int(raw) > high:
+        raise ApiError(400, f"{name}: a whole number from 0 to {high}", param=name)
+    return int(raw)
+
+
+def _row(client_id: str, info: SessionInfo) -> dict[str, Any]:
+    return {
+        "id": client_id,
+        "object": "session",
+        "created_at": info.created_at // 1_000_000_000,
+        "updated_at": info.updated_at // 1_000_000_000,
+        "entries": info.entries,
+        "title": info.title,
+    }
 
 
 async def list_sessions(service: Service, request: Request) -> JSONResponse:
+    """The caller's sessions, newest first; `q` keeps those whose title or id holds it, or
+    (a store with full-text search) one of whose entries matches it; `offset`, `limit` page."""
     owner = service.gate.admit(request)
+    query = request.query_params.get("q", "").strip()
+    if len(query) > MAX_QUERY_CHARS:
+        raise ApiError(400, f"q: at most {MAX_QUERY_CHARS} characters", param="q")
+    offset = _int_param(request, "offset", 0, 10**9)
+    limit = _int_param(request, "limit", 10**9, 10**9)
+    owned = [
+        (client_id, info)
+        for info in await service.stack.store.sessions()
+        if (client_id := Conversations.client_id(owner, info.id)) is not None
+    ]
+    total = len(owned)
+    rows = (
+        await _search(service, owned, query, offset + limit)
+        if query
+        else [_row(c, i) for c, i in owned[: offset + limit]]
+    )
+    return JSONResponse({"object": "list", "data": rows[offset:], "total": total})
+
+
+async def _search(
+    service: Service, owned: list[tuple[str, SessionInfo]], query: str, wanted: int
+) -> list[dict[str, Any]]:
+    store = service.stack.store
+    folded = query.casefold()
     rows: list[dict[str, Any]] = []
-    for info in await service.stack.store.sessions():
-        client_id = Conversations.client_id(owner, info.id)
-        if client_id is not None:
-            rows.append(
-                {
-                    "id": client_id,
-                    "object": "session",
-                    "created_at": info.created_at // 1_000_000_000,
-                    "updated_at": info.updated_at // 1_000_000_000,
-                    "entries": info.entries,
-                    "title": info.title,
-                }
-            )
-    return JSONResponse({"object": "list", "data": rows})
+    for n, (client_id, info) in enumerate(owned):
+        if len(rows) >= wanted:
+            break
+        if folded in client_id.casefold() or folded in (info.title or "").casefold():
+            rows.append(_row(client_id, info) | {"match": {"field": "title"}})
+        elif n < SEARCHED_SESSIONS and isinstance(store, SearchableStore):
+            hits = await store.search(info.id, query, limit=1)
+            if hits:
+                hit = hits[0]
+                snippet = {"field": "entry", "entry_id": hit.id, "kind": hit.kind.value}
+                rows.append(
+                    _row(client_id, info) | {"match": snippet | _snippet(hit.content, query)}
+                )
+    return rows
 
 
-async def _known(service: Service, request: Request) -> tuple[str, str]:
+def _snippet(content: str, query: str, width: int = 80) -> dict[str, str]:
+    """Where the earliest of `query`'s words is in `content`, with text around it."""
+    folded = content.casefold()
+    at = min((i for w in query.casefold().split() if (i := folded.find(w)) >= 0), default=0)
+    start = max(0, at - width)
+    return {"snippet": content[start : at + width]}
+
+
+async def known_session(service: Service, request: Request) -> tuple[str, str]:
+    """The request's owner and its `{session_id}`, a session of the owner's (else a 404)."""
     owner = service.gate.admit(request)
     client_id = check_client_id(request.path_params["session_id"], "session_id")
     if not await service.conversations.exists(owner, client_id):
@@ -45,7 +108,7 @@ async def _known(service: Service, request: Request) -> tuple[str, str]:
 
 
 async def show_session(service: Service, request: Request) -> JSONResponse:
-    owner, client_id = await _known(service, request)
+    owner, client_id = await known_session(service, request)
     entries = await service.stack.store.context(Conversations.store_id(owner, client_id))
     return JSONResponse(
         {
@@ -67,7 +130,7 @@ async def show_session(service: Service, request: Request) -> JSONResponse:
 
 
 async def delete_session(service: Service, request: Request) -> JSONResponse:
-    owner, client_id = await _known(service, request)
+    owner, client_id = await known_session(service, request)
     store_id = Conversations.store_id(owner, client_id)
     await service.stack.store.delete(store_id)
     service.conversations.forget(store_id)

@@ -47,6 +47,11 @@ class ServeSettings(BaseModel):
         default=10_000,
         description="Conversations recognised without a session id (an LRU, in memory).",
     )
+    kg_folder: str | None = Field(
+        default=None,
+        description="An `agentframe kg build` output folder that `GET /v1/kg` shows "
+        "(relative to the working folder); never a path from a request.",
+    )
 
 
 def serve_settings(config: Config) -> ServeSettings:

@@ -72,7 +72,14 @@ async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         app = build_app(
-            stack, agents, root, settings, keys, loopback=host == "127.0.0.1", base_url=url
+            stack,
+            agents,
+            root,
+            settings,
+            keys,
+            loopback=host == "127.0.0.1",
+            base_url=url,
+            config=config,
         )
         server = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on")

@@ -66,6 +66,7 @@ async def test_a_run_as_validated_ag_ui_events(serve: Any) -> None:
         EventType.TOOL_CALL_ARGS,
         EventType.TOOL_CALL_END,
         EventType.TOOL_CALL_RESULT,
+        EventType.CUSTOM,
         EventType.STEP_FINISHED,
         EventType.STEP_STARTED,
         *[EventType.TEXT_MESSAGE_START] + [EventType.TEXT_MESSAGE_CONTENT] * 4,
@@ -75,7 +76,8 @@ async def test_a_run_as_validated_ag_ui_events(serve: Any) -> None:
     ]
     assert seen[0].thread_id == "t1" and seen[0].run_id == "run-1"
     custom = [e for e in seen if e.type == EventType.CUSTOM]
-    assert [c.name for c in custom] == ["agentframe.child_started", "agentframe.child_finished"]
+    names = [c.name.removeprefix("agentframe.") for c in custom]
+    assert names == ["child_started", "child_finished", "tool_time"]
     assert custom[0].value["session_id"] == "child-1"
     start = next(e for e in seen if e.type == EventType.TOOL_CALL_START)
     assert start.tool_call_name == "delegate" and start.parent_message_id == seen[2].message_id
@@ -83,6 +85,8 @@ async def test_a_run_as_validated_ag_ui_events(serve: Any) -> None:
     assert json.loads(args.delta) == {"task": "sum"}
     result = next(e for e in seen if e.type == EventType.TOOL_CALL_RESULT)
     assert result.content == "the helper says: done" and result.tool_call_id == start.tool_call_id
+    timed = custom[2].value
+    assert timed["tool_call_id"] == start.tool_call_id and timed["seconds"] >= 0
     finished = seen[-1]
     assert finished.result["reply"] == "The helper is done."
     (usage,) = finished.usage
@@ -151,3 +155,78 @@ async def test_a_failed_run_is_run_error_and_bad_input_names_the_field(serve: An
         assert bad.status_code == 400 and bad.json()["error"]["param"] == "runId"
         unknown = await http.post("/ag-ui/nobody", json=run_input("t", [user]))
         assert unknown.status_code == 404 and "helper" in unknown.json()["error"]["message"]
+
+
+async def test_a_question_is_asked_of_the_client_and_its_answer_goes_on(serve: Any) -> None:
+    keys = {
+        "AGENTFRAME_SERVE_API_KEYS": "alice=alice-key-0123456789abcdef,bob=bob-key-0123456789ab"
+    }
+    served = await serve(
+        [{"tool_calls": [{"name": "remove", "arguments": {"path": "notes.txt"}}]}, "Removed."],
+        tools=["servetools:remove"],
+        environ=keys,
+    )
+    alice = {"authorization": "Bearer alice-key-0123456789abcdef"}
+    bob = {"authorization": "Bearer bob-key-0123456789ab"}
+    user = {"id": "u1", "role": "user", "content": "Remove notes.txt"}
+    seen = []
+    async with (
+        httpx.AsyncClient(base_url=served.url) as http,
+        http.stream("POST", "/ag-ui/helper", json=run_input("q1", [user]), headers=alice) as r,
+    ):
+        async for line in r.aiter_lines():
+            if not line.startswith("data: "):
+                continue
+            event = EVENTS.validate_json(line.removeprefix("data: "))
+            seen.append(event)
+            if event.type == EventType.CUSTOM and event.name == "agentframe.question":
+                asked = event.value
+                assert asked["message"] == "Remove notes.txt?" and asked["schema"] is None
+                path = f"/v1/questions/{asked['id']}"
+                assert (
+                    await http.post(path, json={"action": "accept"}, headers=bob)
+                ).status_code == 404
+                bad = await http.post(path, json={"action": "maybe"}, headers=alice)
+                assert bad.status_code == 400 and bad.json()["error"]["param"] == "action"
+                answered = await http.post(path, json={"action": "accept"}, headers=alice)
+                assert answered.json()["action"] == "accept"
+                again = await http.post(path, json={"action": "decline"}, headers=alice)
+                assert again.status_code == 404  # answered already
+    result = next(e for e in seen if e.type == EventType.TOOL_CALL_RESULT)
+    assert result.content == "accept"
+    assert seen[-1].type == EventType.RUN_FINISHED and seen[-1].result["reply"] == "Removed."
+
+
+async def test_a_forms_answer_is_checked_against_its_fields(serve: Any) -> None:
+    served = await serve(
+        [{"tool_calls": [{"name": "label", "arguments": {}}]}, "Labelled."],
+        tools=["servetools:label"],
+    )
+    user = {"id": "u1", "role": "user", "content": "Label it"}
+    results = []
+    async with (
+        httpx.AsyncClient(base_url=served.url) as http,
+        http.stream("POST", "/ag-ui/helper", json=run_input("q2", [user])) as r,
+    ):
+        async for line in r.aiter_lines():
+            event = EVENTS.validate_json(line[6:]) if line.startswith("data: ") else None
+            if event is not None and event.type == EventType.TOOL_CALL_RESULT:
+                results.append(event.content)
+            if (
+                event is None
+                or event.type != EventType.CUSTOM
+                or event.name != "agentframe.question"
+            ):
+                continue
+            path = f"/v1/questions/{event.value['id']}"
+            for content, param in [
+                ({"count": 2}, "content.name"),  # required
+                ({"name": "a", "count": "2"}, "content.count"),  # a string, not an integer
+                ({"name": "a", "count": True}, "content.count"),
+                ({"name": "a", "extra": 1}, "content.extra"),
+            ]:
+                refused = await http.post(path, json={"action": "accept", "content": content})
+                assert refused.status_code == 400 and refused.json()["error"]["param"] == param
+            accepted = {"action": "accept", "content": {"name": "a", "count": 2}}
+            assert (await http.post(path, json=accepted)).status_code == 200
+    assert results == ["accept {'name': 'a', 'count': 2}"]

@@ -119,6 +119,16 @@ class Shaper:
             window = FALLBACK_WINDOW
         return budget(min(int(window), MAX_WINDOW), options.reserve)
 
+    def fixed_budget(self) -> int | None:
+        """The budget the options alone set (`budget_tokens`, or `context_window` minus
+        `reserve`), for `config check`; None when the adapter's window decides it."""
+        options = self.options
+        if options.budget_tokens is not None:
+            return min(options.budget_tokens, MAX_WINDOW)
+        if options.context_window is not None:
+            return budget(min(options.context_window, MAX_WINDOW), options.reserve)
+        return None
+
     # -- measuring ---------------------------------------------------------------------------
 
     def estimator(self, ctx: RunContext) -> TokenEstimator:

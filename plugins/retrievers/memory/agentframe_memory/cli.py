@@ -18,11 +18,16 @@ from .options import SCOPE_PATTERN, MemoryOptions
 NAME = "memory-bm25"
 
 
-def _options(app: App, scope: str | None) -> MemoryOptions:
+def _configured(app: App) -> MemoryOptions | None:
+    """The options of the config's `memory-bm25` block, None when it has none."""
     # Only the retrievers and tools: these commands need no model and no store.
     parts = [part for kind_parts in app.part_lists().values() for part in kind_parts]
     options = next((p.options for p in parts if p.name == NAME), None)
-    options = options if isinstance(options, MemoryOptions) else MemoryOptions()
+    return options if isinstance(options, MemoryOptions) else None
+
+
+def _options(app: App, scope: str | None) -> MemoryOptions:
+    options = _configured(app) or MemoryOptions()
     if not scope:
         return options
     if not re.match(SCOPE_PATTERN, scope):
@@ -74,6 +79,17 @@ def list_(app: App, scope: str | None, as_json: bool) -> None:
             tags = f"  [{', '.join(m.tags)}]" if m.tags else ""
             click.echo(f"{m.id}  {m.title}{tags}")
         _report_problems(bank)
+        if not found:
+            _say_where(app, bank)
+
+
+def _say_where(app: App, bank: Any) -> None:
+    """Where an empty listing looked, on stderr: a config without a memory block reads the
+    default folder, which is rarely where the memories are."""
+    source = app.config_path() or "the embedded default config"
+    if _configured(app) is None:
+        warn(f"{source} has no {NAME} block (retrievers or tools): looked in the default folder")
+    click.echo(f"no memories in {bank.folder}", err=True)
 
 
 @memory.command()
@@ -160,10 +176,21 @@ def search(app: App, query: str, limit: int, scope: str | None, as_json: bool) -
             except Exception as err:
                 warn(f"skipped {memory_id}: {err}")
         if as_json:
-            emit_json([{"id": m.id, "title": m.title, "score": round(s, 4)} for m, s in hits])
+            emit_json(
+                [
+                    {"id": m.id, "title": m.title, "score": round(s, 4), "line": _first_line(m)}
+                    for m, s in hits
+                ]
+            )
             return
         for m, s in hits:
-            click.echo(f"{s:7.3f}  {m.id}  {m.title}")
+            click.echo(f"{s:7.3f}  {m.id}  {m.title}: {_first_line(m)}")
+
+
+def _first_line(memory: Any, width: int = 100) -> str:
+    """The first non-blank line of a memory's text, cut to `width` characters."""
+    line = next((ln.strip() for ln in memory.content.splitlines() if ln.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 @memory.command()

@@ -121,3 +121,22 @@ def test_memory_commands_need_no_model_and_no_store(tmp_path: Path) -> None:
     assert added.returncode == 0, added.stderr
     listed = memory(tmp_path, "list")
     assert listed.returncode == 0 and "general/door-code" in listed.stdout, listed.stderr
+
+
+def test_an_empty_list_says_where_it_looked_and_search_shows_first_lines(
+    tmp_path: Path,
+) -> None:
+    """issue 28: `memory list` with no memory block printed nothing; `search` no text."""
+    (tmp_path / "agentframe.yaml").write_text("adapter: scripted\nstore: memory\n")
+    empty = memory(tmp_path, "list")
+    assert empty.returncode == 0 and empty.stdout == ""
+    config = tmp_path / "agentframe.yaml"
+    assert f"{config} has no memory-bm25 block (retrievers or tools)" in empty.stderr
+    assert f"no memories in {tmp_path / 'data' / 'agentframe' / 'memory' / 'user'}" in (
+        empty.stderr
+    )
+    text = "\nThe door code is 4711.\nIt changes every month."
+    assert memory(tmp_path, "add", "Door code", text).returncode == 0
+    found = memory(tmp_path, "search", "door code")
+    assert "general/door-code  Door code: The door code is 4711." in found.stdout
+    assert "every month" not in found.stdout

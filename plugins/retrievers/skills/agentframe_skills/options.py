@@ -20,7 +20,9 @@ class SkillsOptions(BaseModel):
         "project and ~/.agentframe/skills.",
     )
     preload_threshold: NonNegativeFloat = Field(
-        default=2.0,
-        description="The retriever preloads the skill whose description best matches the "
-        "user's message (BM25) when its score reaches this; 0 never preloads.",
+        default=0.2,
+        le=1.0,
+        description="The retriever preloads the skill whose name and description the user's "
+        "message covers best when that share (0-1: its BM25 score over the description's own) "
+        "reaches this; 0 never preloads.",
     )

@@ -97,7 +97,7 @@ async def test_the_best_match_is_preloaded_above_the_threshold(project: Path) ->
         await retriever.retrieve("what is the weather", ctx=run_context(), budget_tokens=1_000)
         == []
     )
-    strict = SkillsRetriever(SkillsOptions(preload_threshold=100))
+    strict = SkillsRetriever(SkillsOptions(preload_threshold=1.0))
     assert (
         await strict.retrieve("fill in this PDF form", ctx=run_context(), budget_tokens=1_000) == []
     )
@@ -155,3 +155,22 @@ def test_a_skill_linked_out_of_the_project_is_reported_not_loaded(
     )
     allowed = run_cli(project, "skills", "show", "leak")
     assert allowed.returncode == 0 and "SECRET-KEY" in allowed.stdout
+
+
+def test_the_default_threshold_preloads_one_skill_and_bm25s_stays_quiet(project: Path) -> None:
+    """issue 28: with one skill, a message close to its description scored 0.53 in raw BM25
+    and the default threshold (2.0) preloaded nothing; bm25s printed a DEBUG line per run."""
+    for other in NAMES:
+        if other != "pdf-forms":
+            shutil.rmtree(project / ".claude" / "skills" / other)
+    (project / "agentframe.yaml").write_text(
+        "adapter: {use: scripted, replies: [done]}\nstore: memory\nretrievers: [{use: skills}]\n"
+    )
+    quiet = run_cli(project, "run", "--json", "please fill in this PDF form for me")
+    assert quiet.returncode == 0, quiet.stderr
+    (report,) = json.loads(quiet.stdout)["retrievals"]
+    assert report["sources"] == ["skill:pdf-forms"]
+    assert "DEBUG" not in quiet.stderr and "bm25s" not in quiet.stderr
+    told = run_cli(project, "run", "-v", "merge two pdf files")
+    assert "skills: best match pdf-forms scored 0." in told.stderr
+    assert "(preload_threshold 0.20)" in told.stderr and "DEBUG" not in told.stderr

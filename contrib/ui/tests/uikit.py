@@ -1,0 +1,194 @@
+"""What the UI tests share: a project on a scripted stack (agents `helper` and `other`, the
+`add` tool and sub-agents, sessions in SQLite), sessions seeded through the real store, a
+trace fixture of the tracing contract's shape, and `agentframe serve` as a real process (a
+module of its own: `conftest` is not importable by name once several test folders have one)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from agentframe_core import Compaction, Entry, EntryKind, PluginHost, build_stack, load_config
+
+HERE = Path(__file__).parent
+AGENT = "---\nname: {name}\ndescription: {name} helps.\n---\nYou answer briefly.\n"
+
+
+def write_project(root: Path, replies: list[Any]) -> Path:
+    agents = root / ".agentframe" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    for name in ("helper", "other"):
+        (agents / f"{name}.md").write_text(AGENT.format(name=name))
+    config = {
+        "adapter": {"use": "scripted", "replies": replies},
+        "store": {"use": "sqlite", "path": str(root / "sessions.db")},
+        "tools": [
+            {"use": "functions", "import": ["agentframe_core.examples:add", "uitools:remove"]},
+            {"use": "subagents"},
+        ],
+        # a secret the stack page must show masked
+        "serve": {"public_url": "https://ui:hunter2@agents.example.org"},
+    }
+    (root / "agentframe.yaml").write_text(yaml.safe_dump(config))
+    shutil.copytree(HERE / "data" / "kg", root / "kg", dirs_exist_ok=True)
+    return root
+
+
+async def _seed(
+    root: Path, sessions: dict[str, list[Entry]], compact: dict[str, int], owner: str
+) -> None:
+    plugins = PluginHost()
+    stack = build_stack(load_config(plugins, root / "agentframe.yaml"), plugins)
+    async with stack:
+        for name, entries in sessions.items():
+            for entry in entries:
+                await stack.store.append(f"{owner}.{name}", entry)
+            if name in compact:
+                folded = entries[: compact[name]]
+                summary = Entry(
+                    kind=EntryKind.COMPACTION,
+                    content="The user asked about rivers; the assistant named the Danube.",
+                    tag="shaper",
+                    created_at=folded[-1].created_at + 1,
+                    meta={"subsumed": len(folded)},
+                )
+                await stack.store.compact(
+                    f"{owner}.{name}", Compaction(summary, frozenset(e.id for e in folded))
+                )
+
+
+def seed(
+    root: Path, sessions: dict[str, list[Entry]], compact: dict[str, int], owner: str = "local"
+) -> None:
+    """Write `owner`'s `sessions` (ids as a client sees them) into the project's store,
+    compacting the first `compact[id]` entries of those named there. (In a thread of its own:
+    playwright's sync API keeps an event loop running in this one.)"""
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, _seed(root, sessions, compact, owner)).result()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def environment(root: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("AGENTFRAME_CONFIG",)}
+    env.pop("AGENTFRAME_SERVE_API_KEYS", None)
+    return env | {
+        "AGENTFRAME_CACHE_DIR": str(root / "cache"),
+        "XDG_DATA_HOME": str(root / "data"),
+        "NO_COLOR": "1",
+        **extra,
+    }
+
+
+def start_serve(root: Path, *args: str, **env: str) -> tuple[subprocess.Popen[str], str]:
+    """`agentframe serve` in `root` on a free port, once it answers /healthz."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agentframe_core", "serve", "--port", str(port), *args],
+        cwd=root,
+        env=environment(root, **env),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"serve exited: {process.communicate()[1]}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return process, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError("serve did not answer /healthz in 60 s")
+
+
+def stop(process: subprocess.Popen[str]) -> str:
+    """Stop the server; what it wrote on stderr."""
+    if process.poll() is None:
+        process.terminate()
+    try:
+        return process.communicate(timeout=20)[1]
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return process.communicate()[1]
+
+
+def _span(
+    sid: str, parent: str | None, name: str, start: float, duration: float, **attributes: Any
+) -> dict[str, Any]:
+    return {
+        "span_id": sid * 16,
+        "parent_id": parent * 16 if parent else None,
+        "name": name,
+        "operation": name.split()[0],
+        "start_ms": start,
+        "duration_ms": duration,
+        "status": "ok",
+        "error": None,
+        "attributes": attributes,
+    }
+
+
+def trace_fixture(session_id: str) -> dict[str, Any]:
+    """One run's trace, as `agentframe trace show --json` prints it, content capture on
+    (and another key's run, which the page must not show)."""
+    sent = [{"role": "user", "parts": [{"type": "text", "content": "What is 2+3?"}]}]
+    tools = [{"type": "function", "name": "add", "parameters": {"type": "object"}}]
+    answer = [{"role": "assistant", "parts": [{"type": "text", "content": "5"}]}]
+    snippets = [{"text": "rivers of Europe", "score": 0.82}]
+    first_call = {
+        "gen_ai.input.messages": json.dumps(sent),
+        "gen_ai.tool.definitions": json.dumps(tools),
+        "gen_ai.output.messages": json.dumps(answer),
+        "gen_ai.usage.input_tokens": 90,
+        "gen_ai.usage.output_tokens": 6,
+        "gen_ai.usage.cache_read.input_tokens": 45,
+        "gen_ai.response.finish_reasons": ["tool_calls"],
+    }
+    second_call = {
+        "gen_ai.usage.input_tokens": 120,
+        "gen_ai.usage.output_tokens": 4,
+        "gen_ai.response.finish_reasons": ["stop"],
+    }
+    agent = {"gen_ai.agent.name": "helper", "agentframe.outcome": "completed"}
+    spans = [
+        _span("a", None, "invoke_agent helper", 0, 120.0, **agent, **{"agentframe.turns": 2}),
+        _span(
+            "b", "a", "retrieval memory", 2, 6.5, **{"agentframe.snippets": json.dumps(snippets)}
+        ),
+        _span("c", "a", "chat scripted", 10, 40.0, **first_call),
+        _span("d", "a", "execute_tool add", 52, 3.0, **{"gen_ai.tool.name": "add"}),
+        _span("e", "a", "chat scripted", 60, 55.0, **second_call),
+    ]
+    trace = {
+        "trace_id": "0123456789abcdef0123456789abcdef",
+        "run_id": "run-42",
+        "session_id": session_id,
+        "agent": "helper",
+        "start": 1_767_000_000.0,
+        "duration_ms": 120.0,
+        "status": "ok",
+        "spans": spans,
+    }
+    other = {**trace, "trace_id": "f" * 32, "session_id": "bob.secret"}
+    return {"traces": [trace, other]}
