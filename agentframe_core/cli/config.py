@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -52,6 +53,8 @@ def check(app: App, as_json: bool) -> None:
     from ..support.redact import redact_text
 
     path = app.config_path()
+    noticed = _Warnings()  # a part that works, but not wholly (an MCP server that cannot start)
+    logging.getLogger("agentframe").addHandler(noticed)
     try:
         cfg = app.config()
         clashes, warnings = asyncio.run(_built_checks(cfg))
@@ -76,6 +79,8 @@ def check(app: App, as_json: bool) -> None:
             )
             raise SystemExit(2) from None
         raise
+    finally:
+        logging.getLogger("agentframe").removeHandler(noticed)
     parts = {
         "adapter": cfg.adapter.name,
         "store": cfg.store.name,
@@ -83,6 +88,7 @@ def check(app: App, as_json: bool) -> None:
         "retrievers": [p.name for p in cfg.retrievers],
         "tools": [p.name for p in cfg.tools],
     }
+    warnings += [{"message": redact_text(message)} for message in noticed.messages]
     if as_json:
         found = {"ok": True, "file": str(path) if path else None, "parts": parts}
         emit_json({**found, "warnings": warnings})
@@ -105,6 +111,17 @@ async def _built_checks(cfg: Config) -> tuple[list[ConfigIssue], list[dict[str, 
     offered = await offered_tools(cfg)
     unmet = await unmet_budget(cfg, [tool for _, tool in offered], Path.cwd())
     return name_clashes(offered), [unmet] if unmet else []
+
+
+class _Warnings(logging.Handler):
+    """The warnings agentframe's parts log while the check builds them and lists tools."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
 
 
 @config.command()

@@ -27,7 +27,7 @@ from .app import (
     utf8_problem,
     warn,
 )
-from .asking import TerminalAsker, stdin_lines
+from .asking import TerminalAsker, shown, stdin_lines
 
 log = logging.getLogger("agentframe.cli")
 
@@ -87,7 +87,19 @@ def _show_compaction(report: CompactionReport) -> None:
 
 
 def _show_event(kind: str, data: dict[str, Any]) -> None:
-    """One line per sub-agent, when it ends (other progress events are for embedders)."""
+    """One line per sub-agent, when it ends, and per MCP progress notification (other
+    progress events are for embedders)."""
+    if kind == "mcp_progress":
+        total = data.get("total")
+        done = f"{data.get('progress')}/{total}" if total else f"{data.get('progress')}"
+        message = shown(str(data.get("message") or ""))[:200]
+        click.secho(
+            f"↳ {shown(str(data.get('server')))}/{shown(str(data.get('tool')))}: {done} "
+            f"{message}".rstrip(),
+            fg="cyan",
+            err=True,
+        )
+        return
     if kind != "subagent.finished":
         return
     usage = data.get("usage") or {}
@@ -259,7 +271,6 @@ def run(
     (max turns, repetition, ...), 2 on a config error, 130 when interrupted (Ctrl-C).
     """
     from ..assembly.facade import run as run_prompt
-    from ..engine.session import Outcome
     from .slash import expand_prompt
 
     streamed = False
@@ -287,6 +298,14 @@ def run(
             on_new_session=None if new else _notice_new_session,
             on_question=TerminalAsker(stdin_lines()) if sys.stdin.isatty() else None,
         )
+    _finish(app, result, streamed, as_json)
+
+
+def _finish(app: App, result: RunResult, streamed: bool, as_json: bool) -> None:
+    """Print the result (text, or one JSON object); exit 1 when the run failed or stopped
+    early."""
+    from ..engine.session import Outcome
+
     config = app.config()
     if as_json:
         emit_json(result_json(result, config))

@@ -12,7 +12,8 @@ import click
 from agentframe_core import Kind, ToolResult
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app, warn
 
-from .connection import McpConnection, State
+from .connection import McpConnection, ServerUnavailableError, State
+from .names import exposed_name
 from .options import McpConfigError
 from .parts import configured_toolsets
 from .toolset import McpToolset
@@ -28,7 +29,7 @@ def mcp() -> None:
 def _toolsets(app: App) -> list[McpToolset]:
     try:
         # Only the tool dispatchers: listing and calling need no model and no store.
-        return configured_toolsets(app.part_lists()[Kind.TOOLS])
+        return configured_toolsets(app.part_lists()[Kind.TOOLS], app.config_path())
     except McpConfigError as err:
         click.secho(f"error: {err}", fg="red", err=True)
         sys.exit(2)
@@ -85,8 +86,10 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the whole result as JSON.")
 @pass_app
 def call(app: App, server: str, tool: str, arguments: str, as_json: bool) -> None:
-    """Call TOOL (the server's own name for it) on SERVER with ARGUMENTS (a JSON object),
-    for debugging. Exit 1 if the result is an error."""
+    """Call TOOL on SERVER with ARGUMENTS (a JSON object), for debugging. TOOL is the
+    server's own name or the name `mcp list` shows (mcp_SERVER_TOOL); a tool the config's
+    allow_tools/deny_tools leave out is refused, as a model is never offered it. Exit 1 if
+    the result is an error."""
     if len(arguments) > MAX_ARGUMENTS:
         raise click.BadParameter("longer than 1 MiB", param_hint="ARGUMENTS")
     try:
@@ -97,14 +100,12 @@ def call(app: App, server: str, tool: str, arguments: str, as_json: bool) -> Non
         raise click.BadParameter("must be a JSON object", param_hint="ARGUMENTS")
     with handle_errors():
         toolsets = _toolsets(app)
-        connection = next(
-            (t.connections[server] for t in toolsets if server in t.connections), None
-        )
-        if connection is None:
+        toolset = next((t for t in toolsets if server in t.connections), None)
+        if toolset is None:
             known = ", ".join(sorted(n for t in toolsets for n in t.connections)) or "none"
             click.secho(f"error: no MCP server {server!r}; configured: {known}", fg="red", err=True)
             sys.exit(2)
-        result = asyncio.run(_call_one(connection, tool, parsed))
+        result = asyncio.run(_call_one(toolset, toolset.connections[server], tool, parsed))
     if as_json:
         emit_json({"content": result.content, "is_error": result.is_error, "meta": result.meta})
     else:
@@ -113,11 +114,44 @@ def call(app: App, server: str, tool: str, arguments: str, as_json: bool) -> Non
         sys.exit(1)
 
 
-async def _call_one(connection: McpConnection, tool: str, arguments: dict[str, Any]) -> ToolResult:
+async def _call_one(
+    toolset: McpToolset, connection: McpConnection, tool: str, arguments: dict[str, Any]
+) -> ToolResult:
     try:
-        return await connection.call(tool, arguments)
+        try:
+            await connection.ensure()
+        except ServerUnavailableError as err:
+            return ToolResult(str(err), True)
+        own = _server_name(connection, tool)
+        if own is None:
+            offered = ", ".join(t.name for t in connection.tools) or "none"
+            return ToolResult(
+                f"MCP server {connection.name!r} has no tool {tool!r}; it offers: {offered}", True
+            )
+        exposed = exposed_name(connection.name, own)
+        if not toolset.options.tool_allowed(exposed):
+            return ToolResult(
+                f"{exposed} is left out by this config's allow_tools/deny_tools (a model is "
+                "never offered it); change them to call it",
+                True,
+            )
+        return await connection.call(own, arguments)
     finally:
         await connection.aclose()
+
+
+def _server_name(connection: McpConnection, tool: str) -> str | None:
+    """The server's own name for `tool`, given as that or as the exposed `mcp_SERVER_TOOL`."""
+    names = [t.name for t in connection.tools]
+    if tool in names:
+        return tool
+    return next((n for n in names if exposed_name(connection.name, n) == tool), None)
+
+
+from .login import login, logout  # noqa: E402  (they use this group's helpers)
+
+mcp.add_command(login)
+mcp.add_command(logout)
 
 
 @mcp.command("serve")

@@ -19,12 +19,15 @@ import anyio
 from mcp import ClientSession, MCPError, types
 from mcp.client.stdio import get_default_environment
 
-from agentframe_core import AgentframeError, ToolResult, redact_text
+from agentframe_core import AgentframeError, RunContext, ToolResult, redact_text
 
 from . import depth
+from .auth import LoginFlow, LoginRequiredError, TokenStore, make_auth
 from .content import to_tool_result
 from .http import MAX_REPLY, capped_client
+from .offers import probe
 from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
+from .peer import Peer
 from .schemas import kept_tools
 from .screen import ListingScreen, TooManyToolsError
 from .stdio import StdioProcess, open_stdio
@@ -59,11 +62,16 @@ class McpConnection:
         config: StdioServer | HttpServer,
         options: McpOptions,
         on_tools_changed: Callable[[], None] | None = None,
+        peer: Peer | None = None,
     ) -> None:
         self.name, self.config, self.options = name, config, options
+        self.peer = peer or Peer(name, options.elicitation, options.sampling, [])
+        self.login: LoginFlow | None = None  # set by `mcp login`: the browser step may run
+        self._tokens: TokenStore | None = None  # an HTTP server's OAuth tokens
         self.state = State.IDLE
         self.error: str | None = None
         self.tools: list[types.Tool] = []
+        self.offers: frozenset[str] = frozenset()  # "resources", "prompts": see offers.py
         self.stale = False  # the server said its tool list changed
         self.on_tools_changed = on_tools_changed
         self.log = logging.getLogger(f"agentframe.mcp.{name}")
@@ -132,13 +140,19 @@ class McpConnection:
                     self.name, self.options.max_tools, read, write
                 )
                 async with ClientSession(
-                    screen.read, screen.write, message_handler=self._on_message
+                    screen.read,
+                    screen.write,
+                    message_handler=self._on_message,
+                    **self.peer.callbacks(),
                 ) as session:
                     phase = "initialize"
-                    with anyio.fail_after(self.options.startup_timeout):
+                    login = self.login.timeout if self.login else 0  # a person, in a browser
+                    with anyio.fail_after(self.options.startup_timeout + login):
                         await session.initialize()
                     phase = "tools/list"
                     self.tools = await self._list(session)
+                    with anyio.fail_after(self.options.list_timeout):
+                        self.offers = await probe(session)
                     self._session, self.state, self.error, self.stale = (
                         session,
                         State.READY,
@@ -181,8 +195,11 @@ class McpConnection:
 
     def _reason(self, err: BaseException, phase: str) -> str:
         err = _leaf(err)
-        if isinstance(err, TooManyToolsError):
+        if isinstance(err, TooManyToolsError | LoginRequiredError):
             return str(err)
+        refused = self._tokens.refused if self._tokens else None
+        if refused is not None:
+            return str(refused)
         if isinstance(err, TimeoutError):
             options = self.options
             if phase == "initialize":
@@ -203,6 +220,8 @@ class McpConnection:
 
     def _exit_note(self) -> str:
         process = self._process
+        if process is not None and process.cut:
+            return process.cut
         if process is None or process.returncode is None:
             return ""
         tail = f"; stderr: {process.stderr_tail[-1]}" if process.stderr_tail else ""
@@ -227,17 +246,25 @@ class McpConnection:
             return
         headers = expand_headers(config.headers, f"{where}.headers")
         self._secrets = [v for v in headers.values() if len(v) >= MIN_SECRET]
+        # A server given its own Authorization header is not also sent OAuth tokens.
+        given = any(name.lower() == "authorization" for name in headers)
+        self._tokens = None if given else TokenStore(self.name, config.url)
+        auth = (
+            None
+            if self._tokens is None
+            else make_auth(self.name, config.url, config.auth, self._tokens, self.login)
+        )
         if config.type == "sse":
             from mcp.client.sse import sse_client
 
             async with sse_client(
-                config.url, headers=headers, httpx_client_factory=capped_client
+                config.url, headers=headers, httpx_client_factory=capped_client, auth=auth
             ) as (read, write):
                 yield read, write, None
             return
         from mcp.client.streamable_http import streamable_http_client
 
-        client = capped_client(headers)
+        client = capped_client(headers, auth=auth)
         async with (
             client,
             streamable_http_client(
@@ -306,20 +333,24 @@ class McpConnection:
 
     # -- calls -------------------------------------------------------------------------------
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> ToolResult:
+    async def call(
+        self, tool: str, arguments: dict[str, Any], ctx: RunContext | None = None
+    ) -> ToolResult:
         try:
             session = await self.ensure()
         except ServerUnavailableError as err:
             return ToolResult(str(err), True, meta={"exception": "unavailable"})
         try:
-            result = await session.call_tool(
-                tool,
-                arguments,
-                read_timeout_seconds=self.options.call_timeout,
-                meta=depth.request_meta(),
-            )
+            with self.peer.calling(tool, ctx) as progress:
+                result = await session.call_tool(
+                    tool,
+                    arguments,
+                    read_timeout_seconds=self.options.call_timeout,
+                    progress_callback=progress,
+                    meta=depth.request_meta(),
+                )
         except MCPError as err:
-            return await self._call_failed(tool, err)
+            return await self.call_failed(tool, err)
         except Exception as err:  # a reply the SDK could not parse, say
             return ToolResult(
                 self._masked(
@@ -333,7 +364,15 @@ class McpConnection:
             return to_tool_result(result)
         return ToolResult(f"MCP server {self.name!r} sent an unexpected result", True)
 
-    async def _call_failed(self, tool: str, err: MCPError) -> ToolResult:
+    async def call_failed(self, tool: str, err: MCPError) -> ToolResult:
+        """The result of a request that failed: a refused login, a server that died (it is
+        restarted on the next call), a timeout, or the server's own error."""
+        refused = self._tokens.refused if self._tokens else None
+        if refused is not None:
+            self._stop.set()
+            if self.state is State.READY:
+                self._failed(State.DEAD, str(refused))
+            return ToolResult(str(refused), True, meta={"exception": "login_required"})
         process = self._process
         gone = process is not None and process.gone.is_set()
         if err.code == types.CONNECTION_CLOSED or gone:
@@ -362,6 +401,11 @@ class McpConnection:
     @property
     def process(self) -> StdioProcess | None:
         return self._process
+
+    @property
+    def session(self) -> ClientSession | None:
+        """The live session (None while the server is not running)."""
+        return self._session
 
 
 def _leaf(err: BaseException) -> BaseException:

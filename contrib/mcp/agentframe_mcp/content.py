@@ -1,10 +1,11 @@
 """An MCP `CallToolResult` as a kernel `ToolResult`, dropping nothing.
 
 A `ToolResult` carries text for the model and JSON `meta` kept in the store. Text blocks are
-the text; structured content is shown as JSON (unless a text block already says it) and kept
-whole in `meta["structured_content"]`; images, audio and binary resources are named in the
-text and kept, base64, in `meta["attachments"]`; resource links are shown with their URI; the
-result's own `_meta` is kept in `meta["mcp_meta"]`.
+the text; structured content is shown as JSON (unless a text block already says it, also as
+the only value of a one-key object) and kept whole in `meta["structured_content"]`; images,
+audio and binary resources are named in the text and kept, base64, in `meta["attachments"]`;
+resource links are shown with their URI; the result's own `_meta` is kept in
+`meta["mcp_meta"]`.
 """
 
 from __future__ import annotations
@@ -78,10 +79,11 @@ def to_tool_result(result: types.CallToolResult) -> ToolResult:
 
 
 def _same_json(text: str, value: Any) -> bool:
-    """Does `text` already say `value`? Also when `value` is the SDKs' wrapping of a plain
-    return value, `{"result": value}`."""
-    if isinstance(value, dict) and list(value) == ["result"]:
-        inner = value["result"]
+    """Does `text` already say `value`? Also when `value` wraps it in an object of one key:
+    the SDKs' `{"result": value}` for a plain return value, a file server's
+    `{"content": text}` (shown twice, a file read would cost its tokens twice)."""
+    if isinstance(value, dict) and len(value) == 1:
+        inner = next(iter(value.values()))
         if text == inner or _same_json(text, inner):
             return True
     try:

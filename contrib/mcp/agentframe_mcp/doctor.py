@@ -19,7 +19,7 @@ def check_servers(config: Config) -> list[Diagnosis] | None:
     if not any(part.name == "mcp" for part in config.tools):
         return None
     try:
-        toolsets = configured_toolsets(config.tools)
+        toolsets = configured_toolsets(config.tools, config.file)
     except McpConfigError as err:
         return [Diagnosis("mcp config", False, str(err), "fix the file or field named above")]
     return asyncio.run(_start_all(toolsets))
@@ -28,7 +28,7 @@ def check_servers(config: Config) -> list[Diagnosis] | None:
 async def _start_all(toolsets: list[McpToolset]) -> list[Diagnosis]:
     found: list[Diagnosis] = []
     try:
-        await asyncio.gather(*(toolset.start() for toolset in toolsets))
+        await asyncio.gather(*(toolset.offered() for toolset in toolsets))
         for toolset in toolsets:
             for name, connection in toolset.connections.items():
                 label = f"mcp server {name}"

@@ -34,6 +34,10 @@ from pydantic import (
 
 from agentframe_core import AgentframeError, Backoff, project_dirs
 
+from .auth import OAuthSettings
+from .elicitation import ElicitationPolicy
+from .sampling import SamplingOptions
+
 __all__ = [
     "HttpServer",
     "McpConfigError",
@@ -71,6 +75,7 @@ class HttpServer(_Server):
     type: Literal["http", "sse", "streamable-http"]
     url: Annotated[str, Field(pattern=r"^https?://")]
     headers: dict[str, str] = Field(default_factory=dict)
+    auth: OAuthSettings | None = None
 
     @field_validator("headers")
     @classmethod
@@ -142,6 +147,16 @@ class McpOptions(BaseModel):
         default_factory=lambda: Backoff(max_retries=5, base_delay_ms=250, max_delay_ms=10_000),
         description="Restarts of a server that died: delay before each, and how many in a row.",
     )
+    elicitation: ElicitationPolicy = Field(
+        default="ask", description="A server's questions: ask the person, or decline/cancel."
+    )
+    sampling: SamplingOptions = Field(
+        default_factory=SamplingOptions, description="A server's requests for the model."
+    )
+    roots: bool = Field(default=True, description="Offer the project folder as a root.")
+    max_resource_bytes: PositiveInt = Field(
+        default=1024 * 1024, description="A resource read is cut to this many bytes."
+    )
 
     @model_validator(mode="after")
     def _check_inline(self) -> McpOptions:
@@ -210,6 +225,44 @@ def _check_owner(path: Path, info: os.stat_result) -> None:
         )
 
 
+_SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".cjs", ".ts", ".sh", ".rb", ".pl", ".jar"}
+
+
+def with_base(server: StdioServer | HttpServer, base: Path) -> StdioServer | HttpServer:
+    """A stdio server's relative paths, resolved against `base`, the folder of the file that
+    configures it (as the kernel resolves paths in options), so it starts the same from any
+    working folder: `cwd`; a `command` starting with `./` or `../`; an argument starting with
+    `./` or `../`, or naming a file or folder that exists under `base` when it holds a `/` or
+    ends like a script (`server.py`). Other arguments (`-m pkg`, `--port`, URLs) are left alone,
+    and so is the server's working folder when it has no `cwd`: the shell's, as before."""
+    if not isinstance(server, StdioServer):
+        return server
+
+    def path(value: str) -> bool:
+        return value.startswith(("./", "../"))
+
+    def argument(value: str) -> str:
+        candidate = base / value
+        if path(value) or (
+            not value.startswith("-")
+            and not Path(value).is_absolute()
+            and ("/" in value or Path(value).suffix in _SCRIPT_SUFFIXES)
+            and "://" not in value
+            and candidate.exists()
+        ):
+            return str(candidate.resolve())
+        return value
+
+    cwd = server.cwd
+    if cwd is not None:
+        cwd = cwd.expanduser()
+        cwd = cwd if cwd.is_absolute() else (base / cwd).resolve()
+    command = str((base / server.command).resolve()) if path(server.command) else server.command
+    return server.model_copy(
+        update={"cwd": cwd, "command": command, "args": [argument(a) for a in server.args]}
+    )
+
+
 def read_file(path: Path) -> dict[str, StdioServer | HttpServer]:
     """The servers of one mcp.json, or McpConfigError naming the file, line or field."""
     try:
@@ -230,18 +283,27 @@ def read_file(path: Path) -> dict[str, StdioServer | HttpServer]:
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         raise McpConfigError(f'{path}: expected an object {{"mcpServers": {{name: server}}}}')
-    return {name: _parse_server(name, raw, str(path)) for name, raw in servers.items()}
+    base = path.resolve().parent
+    return {
+        name: with_base(_parse_server(name, raw, str(path)), base) for name, raw in servers.items()
+    }
 
 
-def load_servers(options: McpOptions, cwd: Path) -> dict[str, StdioServer | HttpServer]:
-    """Every configured server that is allowed, by name (later sources win)."""
+def load_servers(
+    options: McpOptions, cwd: Path, base: Path | None = None
+) -> dict[str, StdioServer | HttpServer]:
+    """Every configured server that is allowed, by name (later sources win). `base`: the
+    folder of the config file holding the inline `servers` (None: the working folder's)."""
     found: dict[str, StdioServer | HttpServer] = {}
     project = find_project_file(cwd) if options.project else None
     if project is not None:
         found.update(read_file(project))
     if options.config is not None:
         found.update(read_file(options.config.expanduser()))
-    found.update({n: _parse_server(n, r, "servers") for n, r in options.servers.items()})
+    inline = base or cwd
+    found.update(
+        {n: with_base(_parse_server(n, r, "servers"), inline) for n, r in options.servers.items()}
+    )
     return {name: server for name, server in found.items() if options.server_allowed(name)}
 
 

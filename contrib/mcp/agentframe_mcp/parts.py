@@ -13,10 +13,14 @@ from .toolset import McpToolset
 __all__ = ["configured_toolsets"]
 
 
-def configured_toolsets(tools: Sequence[PartConfig], cwd: Path | None = None) -> list[McpToolset]:
-    """One toolset per `use: mcp` part of the config's `tools`; with none, the project's
-    .mcp.json alone."""
+def configured_toolsets(
+    tools: Sequence[PartConfig], config_file: Path | None, cwd: Path | None = None
+) -> list[McpToolset]:
+    """One toolset per `use: mcp` part of the config's `tools` (`config_file` the file they
+    are written in, which their inline servers' relative paths mean); with none, the
+    project's .mcp.json alone."""
     parts = [part for part in tools if part.name == "mcp"]
     if not parts:
         return [McpToolset(McpOptions(), cwd)]
-    return [McpToolset(part.options, cwd) for part in parts]
+    base = config_file.resolve().parent if config_file is not None else None
+    return [McpToolset(part.options, cwd, base) for part in parts]

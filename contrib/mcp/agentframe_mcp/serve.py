@@ -2,7 +2,11 @@
 
 Each selected agent is a tool `{task}` -> its answer, run on the configured stack. Each call is
 a new session in the store; the result's `_meta["agentframe"]` holds the session id, outcome,
-turns and token usage.
+turns and token usage. While it runs, the client hears progress and log messages
+(`serve_reports`); cancelling the request cancels the run; the agent's own questions go to
+the client as elicitation (`serve_questions`). Each agent is also a prompt (its
+instructions and the task, for the client's own model), and the store's sessions are
+resources (`serve_resources`).
 """
 
 from __future__ import annotations
@@ -10,17 +14,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
+import sys
+import warnings
 from collections.abc import AsyncIterator
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from mcp import types
+from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from agentframe_core import AgentDefinition, Outcome, RunResult, Session, Stack, find_agents
 from agentframe_core.cli import App
 
 from . import depth
+from .serve_questions import QuestionAsker
+from .serve_reports import CallReport, LogLevels, install_log_bridge, reporting_stack
+from .serve_resources import ServedResources
 
 __all__ = ["AgentServer", "serve_agents"]
 
@@ -33,6 +46,9 @@ _TASK_SCHEMA: dict[str, Any] = {
     "required": ["task"],
     "additionalProperties": False,
 }
+_TASK_ARGUMENT = types.PromptArgument(
+    name="task", description="What the agent should do.", required=True
+)
 _ANSWERED = (Outcome.COMPLETED, Outcome.TERMINAL_TOOL)
 
 
@@ -44,6 +60,8 @@ class AgentServer:
     ) -> None:
         self.stack, self.cwd, self.max_depth = stack, cwd, max_depth
         self.agents = {agent.name: agent for agent in agents}
+        self.resources = ServedResources(stack.store, self.agents)
+        self.levels = LogLevels()
 
     def server(self) -> Server[Any]:
         @contextlib.asynccontextmanager
@@ -53,13 +71,25 @@ class AgentServer:
             finally:
                 await self.stack.aclose()
 
-        return Server(
-            "agentframe",
-            instructions="Each tool is an agentframe agent: give it a task, get its answer.",
-            lifespan=lifespan,
-            on_list_tools=self.list_tools,
-            on_call_tool=self.call_tool,
-        )
+        install_log_bridge()
+        with warnings.catch_warnings():  # logging is deprecated only from 2026-07-28 on
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            return Server(
+                "agentframe",
+                version=version("agentframe-mcp"),
+                instructions="Each tool is an agentframe agent: give it a task, get its answer. "
+                "Each agent is also a prompt; the sessions of runs are resources.",
+                lifespan=lifespan,
+                on_list_tools=self.list_tools,
+                on_call_tool=self.call_tool,
+                on_list_prompts=self.list_prompts,
+                on_get_prompt=self.get_prompt,
+                on_list_resources=self.list_resources,
+                on_list_resource_templates=self.list_resource_templates,
+                on_read_resource=self.read_resource,
+                on_completion=self.complete,
+                on_set_logging_level=self.set_logging_level,
+            )
 
     async def list_tools(
         self, ctx: Any, params: types.PaginatedRequestParams | None
@@ -72,7 +102,7 @@ class AgentServer:
         )
 
     async def call_tool(
-        self, ctx: Any, params: types.CallToolRequestParams
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         agent = self.agents.get(params.name)
         if agent is None:
@@ -92,11 +122,24 @@ class AgentServer:
                 "MCP again (its project's .mcp.json serves its own agents?)",
                 {"outcome": "refused", "depth": level},
             )
-        session = Session(self.stack, agent=agent, cwd=self.cwd)
+        report = CallReport(
+            ctx.session, ctx.request_id, self.levels.minimum(ctx.session), agent.name
+        )
+        session = Session(reporting_stack(self.stack, report), agent=agent, cwd=self.cwd)
         try:
-            with depth.serving(level):
-                result = await session.run(task)
+            async with report.sending():
+                report.log("info", f"{agent.name}: started session {session.id}")
+                with depth.serving(level):
+                    result = await session.run(
+                        task,
+                        on_tool=report.tool,
+                        on_question=QuestionAsker(ctx.session, ctx.request_id),
+                    )
+                report.log(
+                    "info", f"{agent.name}: {result.outcome.value} in {result.turns} turn(s)"
+                )
         except asyncio.CancelledError:
+            log.info("the client cancelled %s on session %s", agent.name, session.id)
             raise
         except Exception as err:
             log.exception("agent %s failed on session %s", agent.name, session.id)
@@ -105,6 +148,69 @@ class AgentServer:
                 {"session_id": session.id, "outcome": "error"},
             )
         return _answer(result)
+
+    # -- prompts: each agent's instructions and a task, for the client's own model -------------
+
+    async def list_prompts(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=name,
+                    description=agent.description,
+                    arguments=[_TASK_ARGUMENT],
+                )
+                for name, agent in self.agents.items()
+            ]
+        )
+
+    async def get_prompt(
+        self, ctx: Any, params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        agent = self.agents.get(params.name)
+        if agent is None:
+            known = ", ".join(self.agents) or "none"
+            raise MCPError(types.INVALID_PARAMS, f"no agent {params.name!r}; offered: {known}")
+        task = (params.arguments or {}).get("task", "")
+        if not task.strip() or len(task) > MAX_TASK_CHARS:
+            raise MCPError(types.INVALID_PARAMS, f"`task` must be 1 to {MAX_TASK_CHARS} characters")
+        instructions = agent.prompt.strip() or agent.description
+        return types.GetPromptResult(
+            description=agent.description,
+            messages=[
+                types.PromptMessage(
+                    role="user",
+                    content=types.TextContent(text=f"{instructions}\n\n## Task\n\n{task}"),
+                )
+            ],
+        )
+
+    # -- resources, completion, logging --------------------------------------------------------
+
+    async def list_resources(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return await self.resources.list(params.cursor if params else None)
+
+    async def list_resource_templates(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return self.resources.templates()
+
+    async def read_resource(
+        self, ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await self.resources.read(str(params.uri))
+
+    async def complete(self, ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        return await self.resources.complete(params)
+
+    async def set_logging_level(
+        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        self.levels.set(ctx.session, params.level)
+        return types.EmptyResult()
 
 
 def _answer(result: RunResult) -> types.CallToolResult:
@@ -157,5 +263,13 @@ async def _http(server: Server[Any], host: str, port: int) -> None:
     import uvicorn
 
     app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-    await uvicorn.Server(config).serve()
+    config = uvicorn.Config(app, log_level="warning")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+        bound = sock.getsockname()[1]
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        print(f"listening on http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
+        await uvicorn.Server(config).serve(sockets=[sock])

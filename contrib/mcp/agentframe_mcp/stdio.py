@@ -52,6 +52,7 @@ class StdioProcess:
         self.gone = asyncio.Event()
         #: Its last stderr lines, for error messages (`agentframe doctor`).
         self.stderr_tail: deque[str] = deque(maxlen=5)
+        self.cut: str | None = None  # why agentframe disconnected it, if it did
 
     @property
     def returncode(self) -> int | None:
@@ -143,7 +144,7 @@ async def _read_stdout(
 ) -> None:
     async with sink:
         try:
-            await _forward(reader, sink, log)
+            handle.cut = await _forward(reader, sink, log)
         finally:
             handle.gone.set()  # before the sink closes: pending calls then see why
 
@@ -152,15 +153,16 @@ async def _forward(
     reader: asyncio.StreamReader,
     sink: MemoryObjectSendStream[SessionMessage | Exception],
     log: logging.Logger,
-) -> None:
+) -> str | None:
+    """Forward every message; why the server was cut off, if it was."""
     while True:
         try:
             line = await reader.readline()
         except (ValueError, asyncio.LimitOverrunError):
             log.error("the server sent a line longer than %d bytes; disconnecting", MAX_LINE)
-            return
+            return f"it sent a reply longer than {MAX_LINE >> 20} MiB (the cap of one message)"
         if not line:
-            return  # EOF: the session fails every pending request at once
+            return None  # EOF: the session fails every pending request at once
         if not line.strip():
             continue
         try:  # json first: pydantic's own JSON parser takes 5x the memory for a long line
@@ -172,7 +174,7 @@ async def _forward(
         try:
             await sink.send(SessionMessage(message))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            return
+            return None
 
 
 async def _write_stdin(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import operator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from agentframe_core import RunContext, Tool, ToolCall, ToolResult, redact_data
 from .connection import McpConnection, ServerUnavailableError, State
 from .names import exposed_name, unique_names
 from .options import HttpServer, McpOptions, StdioServer, load_servers, mask
+from .peer import Peer
+from .resources import META_TOOLS, call_meta_tool, meta_tools
 
 __all__ = ["McpToolset"]
 
@@ -26,21 +29,49 @@ log = logging.getLogger("agentframe.mcp")
 
 
 class McpToolset:
-    def __init__(self, options: McpOptions, cwd: Path | None = None) -> None:
-        self.options = options
-        servers = load_servers(options, cwd or Path.cwd())
-        self.connections = {
-            name: McpConnection(name, config, options) for name, config in servers.items()
-        }
+    def __init__(
+        self, options: McpOptions, cwd: Path | None = None, base: Path | None = None
+    ) -> None:
+        """`base`: the folder of the config file holding the inline `servers`, which their
+        relative paths mean (when None, the first run tells it: its stack's config file)."""
+        self.options, self._cwd, self._base = options, cwd or Path.cwd(), base
+        self.connections = self._connect()
         self._started = False
         self._start_lock = asyncio.Lock()
         self._routes: dict[str, tuple[McpConnection, str]] = {}
         self._memo: tuple[list[list[types.Tool]], list[Tool]] | None = None
 
-    async def start(self) -> None:
-        """Start every server that is not running, concurrently; failures are logged."""
+    def _connect(self) -> dict[str, McpConnection]:
+        servers = load_servers(self.options, self._cwd, self._base)
+        roots = [self._cwd.resolve()] if self.options.roots else []
+        return {
+            name: McpConnection(
+                name,
+                config,
+                self.options,
+                peer=Peer(name, self.options.elicitation, self.options.sampling, roots),
+            )
+            for name, config in servers.items()
+        }
+
+    def _learn_base(self, ctx: RunContext) -> None:
+        """Before any server started: the inline servers' paths against the run's config."""
+        config = ctx.stack.config
+        if self._started or self._base is not None or config is None or config.file is None:
+            return
+        self._base = config.file.resolve().parent
+        if self.options.servers:
+            self.connections = self._connect()
+
+    async def start(self, needed: Callable[[str], bool] | None = None) -> None:
+        """Start every server (or those `needed` names) that is not running, concurrently;
+        failures are logged."""
         async with self._start_lock:
-            waits = [self._try_start(c) for c in self.connections.values()]
+            waits = [
+                self._try_start(c)
+                for name, c in self.connections.items()
+                if needed is None or needed(name)
+            ]
             await asyncio.gather(*waits)
             self._started = True
 
@@ -55,12 +86,22 @@ class McpToolset:
             log.warning("%s", err)
 
     async def tools(self, ctx: RunContext) -> list[Tool]:
-        return await self.offered()
+        """The servers the run's agent may use a tool of are started; an agent whose `tools`
+        name none of a server's (`mcp_{server}_...`) never starts it."""
+        self._learn_base(ctx)
+        agent = ctx.agent
+        if agent is None or agent.tools is None:
+            return await self.offered()
+        prefixes = {name: exposed_name(name, "") for name in self.connections}
+        allowed = [tool for tool in agent.tools if agent.allows(tool)]
+        return await self.offered(
+            lambda name: any(tool.startswith(prefixes[name]) for tool in allowed)
+        )
 
-    async def offered(self) -> list[Tool]:
+    async def offered(self, needed: Callable[[str], bool] | None = None) -> list[Tool]:
         """The tools of every running server, allowed and named for the model. The same Tool
         objects while no list changed, so the loop's schema validators and prompt stay cached."""
-        await self.start()
+        await self.start(needed)
         ready = [c for c in self.connections.values() if c.state is State.READY]
         lists = [c.tools for c in ready]
         memo = self._memo
@@ -89,6 +130,9 @@ class McpToolset:
             spec, connection = by_pair[(server, tool)]
             routes[exposed] = (connection, tool)
             tools.append(self._describe(exposed, server, spec))
+        for meta in meta_tools(ready, self.options.call_timeout):
+            if allowed(meta.name) and meta.name not in routes:
+                tools.append(meta)
         return tools, routes
 
     def _describe(self, exposed: str, server: str, spec: types.Tool) -> Tool:
@@ -103,6 +147,14 @@ class McpToolset:
         )
 
     async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
+        meta = call.name in META_TOOLS and self.options.tool_allowed(call.name)
+        if meta and call.name not in self._routes:
+            server = self.connections.get(str(call.arguments.get("server")))
+            if server is None:
+                return ToolResult(f"no MCP server {call.arguments.get('server')!r}", True)
+            return await call_meta_tool(
+                call.name, call.arguments, server, self.options.max_resource_bytes
+            )
         route = self._routes.get(call.name)
         if route is None:
             if not self._started:
@@ -111,7 +163,7 @@ class McpToolset:
             if route is None:
                 return ToolResult(f"no MCP tool named {call.name!r}", True)
         connection, tool = route
-        return await connection.call(tool, call.arguments)
+        return await connection.call(tool, call.arguments, ctx)
 
     async def aclose(self) -> None:
         """Close every server concurrently: each gets at most `close_timeout` (<= 2 s)."""

@@ -19,7 +19,10 @@ from agentframe_mcp import McpOptions, McpToolset
 from agentframe_core import MemoryStore, RunContext, Stack, VerbatimBuilder
 from agentframe_core.testing import ScriptedAdapter
 
-HOSTILE = str(Path(__file__).parent / "servers" / "hostile.py")
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))  # conformance_suite, shared by the tests of both sides
+
+HOSTILE = str(HERE / "servers" / "hostile.py")
 EVERYTHING = "@modelcontextprotocol/server-everything"
 
 

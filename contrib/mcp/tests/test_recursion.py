@@ -53,7 +53,8 @@ def tagged_serves(tag: str) -> set[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if f"MCP_RECURSION_TAG={tag}".encode() in environ and b"serve" in cmdline:
+        # `serve` as an argument: a folder name (a worktree `mcpserver`) holds it too
+        if f"MCP_RECURSION_TAG={tag}".encode() in environ and b"\0serve\0" in cmdline:
             found.add(int(entry.name))
     return found
 

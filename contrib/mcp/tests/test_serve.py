@@ -3,7 +3,6 @@ and streamable HTTP, on a stack with the scripted adapter and a SQLite store."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -12,45 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
-
-AGENT = """---
-name: helper
-description: Answers arithmetic questions briefly.
----
-You answer in one sentence.
-"""
+from serving import environment, serve_http, stop, write_project
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Path:
     """A project with two agents and a stack: scripted replies, sessions in SQLite."""
-    agents = tmp_path / ".agentframe" / "agents"
-    agents.mkdir(parents=True)
-    (agents / "helper.md").write_text(AGENT)
-    (agents / "other.md").write_text(AGENT.replace("helper", "other"))
-    config = {
-        "adapter": {
-            "use": "scripted",
-            "cycle": True,
-            "replies": [
-                {
-                    "content": "The answer is 42.",
-                    "usage": {"prompt_tokens": 11, "completion_tokens": 5},
-                }
-            ],
-        },
-        "store": {"use": "sqlite", "path": str(tmp_path / "sessions.db")},
-    }
-    (tmp_path / "agentframe.yaml").write_text(yaml.safe_dump(config))
-    return tmp_path
-
-
-def environment(cwd: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "AGENTFRAME_CONFIG"}
-    return env | {"AGENTFRAME_CACHE_DIR": str(cwd / "cache")}
+    return write_project(tmp_path)
 
 
 async def check_agents(session: ClientSession, cwd: Path) -> None:
@@ -121,50 +90,29 @@ def wait_listening(process: subprocess.Popen[bytes], port: int) -> None:
     raise AssertionError(f"nothing listens on port {port} after 30 s")
 
 
-def stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+@pytest.fixture(scope="module")
+def http_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_project(tmp_path_factory.mktemp("served-http"))
 
 
-@pytest.fixture
-def http_server(served: Path) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "agentframe_core",
-            "mcp",
-            "serve",
-            "-a",
-            "helper",
-            "--http",
-            str(port),
-        ],
-        cwd=served,
-        env=environment(served),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+@pytest.fixture(scope="module")
+def http_server(http_project: Path) -> Iterator[str]:
+    """One `mcp serve --http` for the module's tests (each call is a session of its own)."""
+    process, url = serve_http(http_project, "-a", "helper")
     try:
-        wait_listening(process, port)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield url
     finally:
         stop(process)
 
 
-async def test_serve_over_streamable_http(http_server: str, served: Path) -> None:
+async def test_serve_over_streamable_http(http_server: str, http_project: Path) -> None:
     from mcp.client.streamable_http import streamable_http_client
 
     async with (
         streamable_http_client(http_server) as (read, write),
         ClientSession(read, write) as session,
     ):
-        await check_agents(session, served)
+        await check_agents(session, http_project)
 
 
 async def test_use_mcp_reaches_an_http_server_agentframe_serving_its_agents(
