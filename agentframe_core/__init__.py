@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from .contract.questions import Answer, Question
     from .contract.registry import Kind, Register
     from .contract.reports import CompactionReport, RetrievalReport
+    from .contract.runtimehooks import HookVerdict
     from .contract.tools import Tool, ToolResult
     from .engine.arguments import decode_arguments
     from .engine.definitions.folders import project_dirs
@@ -171,6 +172,7 @@ _LAZY = {
     "ScanningLoader": ".contract.protocols",
     "hookimpl": ".contract.hookspecs",
     "hookspec": ".contract.hookspecs",
+    "HookVerdict": ".contract.runtimehooks",
     "Kind": ".contract.registry",
     "Register": ".contract.registry",
     "AgentDefinitionError": ".contract.errors",
@@ -308,6 +310,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "ScanningLoader",
     "hookimpl",
     "hookspec",
+    "HookVerdict",
     "Kind",
     "Register",
     "AgentDefinitionError",

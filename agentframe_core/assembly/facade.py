@@ -70,7 +70,7 @@ def run(
             if session_id is not None and on_new_session is not None:
                 await _tell_if_new(stack, session_id, on_new_session)
             session = Session(stack, session_id, agent=definition, cwd=where)
-            return await session.run(
+            result = await session.run(
                 prompt,
                 on_token=on_token,
                 on_tool=on_tool,
@@ -78,6 +78,8 @@ def run(
                 on_event=on_event,
                 on_question=on_question,
             )
+            await session.end()
+            return result
 
     return asyncio.run(go())
 

@@ -375,6 +375,7 @@ def chat(
             session = Session(stack, session_id, agent=agent, cwd=cwd)
             click.secho(f"session {session.id} — /help for commands, /exit to leave", dim=True)
             await _repl(session, ChatCommands(app, session))
+            await session.end("prompt_input_exit")
 
     asyncio.run(go())
 

@@ -18,6 +18,7 @@ on agentframe-adapter-openai's client: llama-server speaks the OpenAI protocol).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from .model import Entry
     from .protocols import RunContext
     from .registry import Register
+    from .runtimehooks import HookVerdict
+    from .tools import ToolResult
 
 PROJECT = "agentframe"
 
@@ -93,6 +96,8 @@ def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
 
 
 # -- runtime hooks: called by the loop, any plugin may implement them ----------------------------
+# An implementation may answer None, a string (the field each spec names), a `HookVerdict`, or
+# an awaitable of one (a hook running a subprocess awaits it): `runtimehooks.py`.
 
 
 @hookspec
@@ -101,10 +106,74 @@ def agentframe_prepare_context(ctx: RunContext, entries: list[Entry]) -> list[st
     condition already resolved). The ids of every implementation are dropped."""
 
 
-@hookspec(firstresult=True)
-def agentframe_gate_tool_call(ctx: RunContext, name: str, arguments: dict[str, Any]) -> str | None:
-    """Return a reason to refuse a tool call before it runs (the reason goes back to the model
-    as the tool's error result), or None to let it run. The first reason wins."""
+@hookspec
+def agentframe_gate_tool_call(
+    ctx: RunContext, name: str, arguments: dict[str, Any]
+) -> str | HookVerdict | Awaitable[str | HookVerdict | None] | None:
+    """Decide on a tool call before it runs (after the agent's allowlist and plan mode, before
+    the schema check). A string is a reason to refuse it (the model gets it as the tool's
+    error result). A `HookVerdict` may refuse (`block`), ask the person first (`ask`: the call
+    runs only if they accept, through `RunContext.ask`; the `agentframe_notification` hook hears
+    of it), run it with other `arguments`, or `stop` the run (refusing the call). The first
+    stop, refusal or question in plugin order wins; the first `arguments` are used. None
+    lets it run."""
+
+
+@hookspec
+def agentframe_prompt_submitted(
+    ctx: RunContext, prompt: str
+) -> str | HookVerdict | Awaitable[str | HookVerdict | None] | None:
+    """A prompt given to `Session.run`, before it is queued. A string (or `block`) refuses it:
+    it is not stored and the run ends `blocked` with that reason as its reply. `context` is
+    text the model reads right after the prompt."""
+
+
+@hookspec
+def agentframe_tool_result(
+    ctx: RunContext, name: str, arguments: dict[str, Any], result: ToolResult
+) -> str | HookVerdict | Awaitable[str | HookVerdict | None] | None:
+    """A tool call that passed the gate has run (`result.is_error` if it failed, its schema
+    check included; `arguments` are those it ran with). A string (or `context`) is
+    added to the result the model reads; `block` is feedback the model reads as an error
+    beside it (the call already ran); `stop` ends the run after this reply's calls."""
+
+
+@hookspec
+def agentframe_run_stopping(
+    ctx: RunContext, reply: str, continued: int
+) -> str | HookVerdict | Awaitable[str | HookVerdict | None] | None:
+    """The model answered without calling a tool and the run is about to end `completed`. A
+    string (or `block`) is a reason not to stop: the model reads it and the run goes on.
+    `continued` counts the times this run already went on so (a hook that always answers
+    must look at it); after `MAX_STOP_CONTINUES` the run ends anyway, and `max_turns` bounds
+    it too. A sub-agent's run calls it too: `ctx.parent` is then the parent session's id."""
+
+
+@hookspec
+def agentframe_session_started(
+    ctx: RunContext, resumed: bool
+) -> str | HookVerdict | Awaitable[str | HookVerdict | None] | None:
+    """The first run of a `Session` object starts: `resumed` when the store already held the
+    session. A string (or `context`) is text the model reads before the first prompt; a
+    `block` or `stop` ends the run `blocked` before anything is stored."""
+
+
+@hookspec
+def agentframe_session_ended(ctx: RunContext, reason: str) -> Awaitable[None] | None:
+    """`Session.end(reason)`: the conversation is over (`agentframe run` after its run with
+    "other", `chat` on /exit with "prompt_input_exit")."""
+
+
+@hookspec
+def agentframe_compacting(ctx: RunContext, trigger: str) -> Awaitable[None] | None:
+    """A context builder is about to compact the session (`RunContext.compacting`);
+    `trigger` is "auto" (the window is full) or "manual"."""
+
+
+@hookspec
+def agentframe_notification(ctx: RunContext, message: str, kind: str) -> Awaitable[None] | None:
+    """Something wants the person's attention: `kind` "permission_prompt" when a gate asks
+    before a tool call (`message` says which)."""
 
 
 @hookspec
@@ -114,11 +183,22 @@ def agentframe_stack_built(config: Config) -> None:
     `telemetry:` block (the first call wins; later ones find them installed)."""
 
 
+#: A run's stop is overruled by `agentframe_run_stopping` at most this many times.
+MAX_STOP_CONTINUES = 8
+
 #: Hooks the loop calls during a run; plugins implementing them load with every stack.
 RUNTIME_HOOKS = frozenset(
-    {
-        agentframe_prepare_context.__name__,
-        agentframe_gate_tool_call.__name__,
-        agentframe_stack_built.__name__,
-    }
+    hook.__name__
+    for hook in (
+        agentframe_prepare_context,
+        agentframe_gate_tool_call,
+        agentframe_prompt_submitted,
+        agentframe_tool_result,
+        agentframe_run_stopping,
+        agentframe_session_started,
+        agentframe_session_ended,
+        agentframe_compacting,
+        agentframe_notification,
+        agentframe_stack_built,
+    )
 )

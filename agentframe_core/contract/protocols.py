@@ -27,6 +27,7 @@ from .llm import Capabilities, Completion, CompletionRequest
 from .model import Compaction, Entry, Message, SessionInfo, ToolCall
 from .questions import NOBODY_TO_ASK, Answer, Question, QuestionCallback
 from .reports import CompactionReport, RetrievalReport
+from .runtimehooks import runtime_verdicts
 from .tools import Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -352,6 +353,8 @@ class RunContext:
     #: applies it, so that its request begins as the run's own prompts do and the server's
     #: prompt cache serves that prefix.
     wire: Callable[[list[Message]], list[Message]] = field(default=list)
+    #: The session that started this one as a sub-agent (its tool's run), else None.
+    parent: str | None = None
     #: The run's id (`RunResult.run_id`, `agentframe.run.id` on its trace spans).
     run_id: str = ""
     #: Who answers the run's questions (`ask`): the CLI at a terminal, a server's client;
@@ -367,6 +370,18 @@ class RunContext:
         except Exception:
             logging.getLogger("agentframe.session").exception(
                 "the on_event callback raised; the run goes on"
+            )
+
+    async def compacting(self, trigger: str = "auto") -> None:
+        """Tell the `agentframe_compacting` hooks that a context builder is about to compact
+        this session (a builder calls it before it summarizes); a hook's failure is logged."""
+        try:
+            await runtime_verdicts(
+                self.stack.hooks, "agentframe_compacting", ctx=self, trigger=trigger
+            )
+        except Exception:
+            logging.getLogger("agentframe.session").exception(
+                "an agentframe_compacting hook failed; the compaction goes on"
             )
 
     async def ask(self, question: Question) -> Answer:

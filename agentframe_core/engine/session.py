@@ -27,11 +27,13 @@ from typing import Any, TypeGuard
 
 from ..contract.definition import AgentDefinition
 from ..contract.errors import AgentframeError
+from ..contract.hookspecs import MAX_STOP_CONTINUES
 from ..contract.llm import Completion, CompletionRequest, Usage
 from ..contract.model import Compaction, Entry, EntryKind, Message, ToolCall, now_ns
 from ..contract.protocols import BudgetedBuilder, ExportableStore, RunContext, Stack, Store
 from ..contract.questions import QuestionCallback
 from ..contract.reports import CompactionReport, RetrievalReport
+from ..contract.runtimehooks import runtime_verdicts
 from ..contract.tools import ToolResult
 from ..support.turnlease import SessionDeletedError, hold_turn, new_holder, reply_to
 from . import telemetry
@@ -62,6 +64,7 @@ class Outcome(StrEnum):
     REQUIREMENT_UNMET = "requirement_unmet"  # the agent's required tool was never called
     UNABLE = "unable"  # the model said it cannot do the task (report_inability); reply: why
     TRUNCATED = "truncated"  # the model's tool call kept being cut at its token limit
+    BLOCKED = "blocked"  # a runtime hook refused the prompt or stopped the run; reply: why
 
 
 @dataclass(slots=True)
@@ -141,6 +144,8 @@ class _Run:
     on_token: TokenCallback | None
     on_tool: ToolCallback | None
     parse_errors: int = 0
+    #: Times an `agentframe_run_stopping` hook made this run go on.
+    continued: int = 0
     done: bool = False
     #: When this turn's request was built: what the model call produces is stored at this
     #: time, so arrivals claimed at the next boundary (created later) sort after it.
@@ -163,8 +168,12 @@ class Session:
         agent: AgentDefinition | None = None,
         cwd: Path | None = None,
         system: str | None = None,
+        parent: str | None = None,
     ) -> None:
         self.stack = stack
+        #: The session whose tool started this one as a sub-agent (`RunContext.parent`).
+        self.parent = parent
+        self._started = False
         self.id = session_id or uuid.uuid4().hex
         self.agent = agent
         self.cwd = cwd or Path.cwd()
@@ -203,9 +212,15 @@ class Session:
         hears progress that parts report through `RunContext.emit` (e.g. sub-agents);
         `on_question` answers the questions parts ask through `RunContext.ask`.
         """
-        message = await self.send(prompt) if prompt is not None else None
-        ttl = self.stack.limits.turn_lease_seconds
         run_id, agent_name = uuid.uuid4().hex, self.agent.name if self.agent else None
+        ctx = self._context_of_run(on_compaction, on_event, on_question, run_id)
+        refused, added = await self._hooks_before(ctx, prompt)
+        if refused is not None:
+            return RunResult(self.id, Outcome.BLOCKED, refused, 0, run_id=run_id)
+        message = await self.send(prompt) if prompt is not None else None
+        if message is not None and added:
+            await self.stack.store.enqueue(self.id, _hook_note(added))
+        ttl = self.stack.limits.turn_lease_seconds
         async with (
             telemetry.run_span(self.stack, self.id, run_id, agent_name),
             hold_turn(self.stack.store, self.id, new_holder(), ttl),
@@ -216,21 +231,61 @@ class Session:
             if answered is not None:
                 answered.run_id = run_id
                 return answered
-            ctx = RunContext(
-                self.id,
-                self.stack,
-                self.agent,
-                on_compaction=on_compaction,
-                on_event=on_event,
-                on_question=on_question,
-                run_id=run_id,
-            )
             await self._drop_stale_notifications(ctx)
             run = await self._prepare(ctx, claimed, on_token, on_tool)
             run.boundary = boundary
             while not run.done:
                 await self._turn(run)
             return self._report(run)
+
+    async def end(self, reason: str = "other") -> None:
+        """The conversation is over: the `agentframe_session_ended` hooks hear `reason`."""
+        ctx = self._context_of_run(None, None, None, "")
+        await runtime_verdicts(self.stack.hooks, "agentframe_session_ended", ctx=ctx, reason=reason)
+
+    def _context_of_run(
+        self,
+        on_compaction: CompactionCallback | None,
+        on_event: EventCallback | None,
+        on_question: QuestionCallback | None,
+        run_id: str,
+    ) -> RunContext:
+        return RunContext(
+            self.id,
+            self.stack,
+            self.agent,
+            on_compaction=on_compaction,
+            on_event=on_event,
+            on_question=on_question,
+            run_id=run_id,
+            parent=self.parent,
+        )
+
+    async def _hooks_before(self, ctx: RunContext, prompt: str | None) -> tuple[str | None, str]:
+        """The session-start hooks (on this object's first run; their context is queued at
+        once) and the prompt's: (a reason to refuse the run, or None; context for after the
+        prompt)."""
+        hooks = self.stack.hooks
+        if hooks is None:
+            return None, ""
+        if not self._started and hooks.agentframe_session_started.get_hookimpls():
+            self._started = True
+            resumed = bool(await self.stack.store.context(self.id))
+            started = await runtime_verdicts(
+                hooks, "agentframe_session_started", "context", ctx=ctx, resumed=resumed
+            )
+            stop = next((v.stop or v.block for v in started if v.stop or v.block), None)
+            if stop:
+                return stop, ""
+            if added := "\n\n".join(v.context for v in started if v.context):
+                await self.stack.store.enqueue(self.id, _hook_note(added))
+        if prompt is None:
+            return None, ""
+        verdicts = await runtime_verdicts(
+            hooks, "agentframe_prompt_submitted", ctx=ctx, prompt=prompt
+        )
+        refused = next((v.block or v.stop for v in verdicts if v.block or v.stop), None)
+        return refused, "\n\n".join(v.context for v in verdicts if v.context)
 
     async def _answered_elsewhere(self, message: Entry) -> RunResult | None:
         """With the lease held: the result to report if a concurrent run (now ended) claimed
@@ -424,7 +479,32 @@ class Session:
             else:
                 await self.stack.store.append(self.id, await run.reminder.next())
             return
+        if await self._stop_overruled(run, content):
+            return
         run.finish(Outcome.COMPLETED)
+
+    async def _stop_overruled(self, run: _Run, reply: str) -> bool:
+        """True when an `agentframe_run_stopping` hook gives a reason to go on (bounded by
+        `MAX_STOP_CONTINUES`): the model reads it next turn. A `stop` ends the run blocked."""
+        if run.continued >= MAX_STOP_CONTINUES:
+            return False
+        verdicts = await runtime_verdicts(
+            self.stack.hooks,
+            "agentframe_run_stopping",
+            ctx=run.ctx,
+            reply=reply,
+            continued=run.continued,
+        )
+        stop = next((v.stop for v in verdicts if v.stop), None)
+        if stop:
+            run.finish(Outcome.BLOCKED, stop)
+            return True
+        reasons = [v.block for v in verdicts if v.block]
+        if not reasons:
+            return False
+        run.continued += 1
+        await self.stack.store.append(self.id, note("\n\n".join(reasons), "stop-hook"))
+        return True
 
     async def _run_tools(self, run: _Run, calls: tuple[ToolCall, ...]) -> None:
         """Run the reply's tool calls; a terminal tool ends the run, and so does a loop."""
@@ -589,6 +669,11 @@ def _on_the_wire(calling: ToolCalling, retrieved: str, built: list[Message]) -> 
     """Built messages as the run sends them: the retrieved snippets in front of the latest
     user message, tool names on the wire, tools as text where they are text."""
     return calling.wire_messages(place_retrieved(built, retrieved))
+
+
+def _hook_note(text: str) -> Entry:
+    """Context a runtime hook adds for the model (session start, a prompt)."""
+    return Entry(kind=EntryKind.NOTIFICATION, content=text, tag="hook-context")
 
 
 def _exportable(store: Store) -> TypeGuard[ExportableStore]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..contract.configtypes import Limits
 from ..contract.definition import AgentDefinition
@@ -18,6 +18,7 @@ from ..contract.llm import ToolSpec
 from ..contract.model import Message, ToolCall
 from ..contract.protocols import RunContext, ToolDispatcher
 from ..contract.tools import Tool, ToolResult
+from .gate import after_call, gate
 from .telemetry import tool_span
 from .toolselect import SEARCH_TOOL, ToolSearch, choose, report, visible_limit
 from .validation import ToolSchemaError, argument_problems
@@ -222,13 +223,23 @@ class Toolbox:
                 "describe the change instead",
                 True,
             )
-        hooks = ctx.stack.hooks
-        if hooks is not None and hooks.agentframe_gate_tool_call.get_hookimpls():
-            reason = hooks.agentframe_gate_tool_call(
-                ctx=ctx, name=call.name, arguments=call.arguments
-            )
-            if reason:
-                return ToolResult(f"tool call refused: {reason}", True)
+        refusal, gated = await gate(call, ctx)
+        if refusal is not None:
+            return refusal
+        result = await self._execute_checked(gated, tool, dispatcher, ctx, limits)
+        if gated is not call:  # a hook rewrote the arguments: the result records them
+            result = replace(result, meta={**result.meta, "arguments": gated.arguments})
+        return await after_call(gated, result, ctx)
+
+    async def _execute_checked(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        dispatcher: ToolDispatcher,
+        ctx: RunContext,
+        limits: Limits,
+    ) -> ToolResult:
+        agent = self.agent
         try:
             problems = argument_problems(tool.parameters, call.arguments)
         except ToolSchemaError as err:  # one line: the schema is the tool's fault, not the run's

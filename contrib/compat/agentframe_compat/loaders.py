@@ -5,9 +5,11 @@ from agentframe's format, and hands the result to the kernel's validation, so er
 same typed errors with file and line. What cannot be carried over is said in a warning, never
 silently dropped or silently widened:
 
-- `tools` entries with argument restrictions (`Bash(git:*)`, `Agent(worker)`) cannot be
-  enforced by agentframe: in an allowlist they are left out (narrower), in a denylist the
-  whole tool is denied (also narrower).
+- `tools` entries with argument restrictions (`Bash(git:*)`, `Read(src/**)`) are enforced at
+  the tool gate with Claude Code's rule syntax (`agentrules.py`); where the tool is renamed
+  through `tool_aliases`, or the rule cannot be read (`Agent(worker)` is no rule agentframe
+  can check), they cannot be: in an allowlist they are left out (narrower), in a denylist
+  the whole tool is denied (also narrower).
 - model aliases (`sonnet`, `opus`, `haiku`, ...) mean nothing to an arbitrary backend: mapped
   through `model_aliases`, else the stack's model is used, with a warning.
 - keys agentframe does not have (`color`, `hooks`, `thinking`, ...) are unknown-key warnings.
@@ -35,7 +37,9 @@ from agentframe_core import (
     read_frontmatter,
 )
 
+from .agentrules import agent_rules_of, record_agent_rules
 from .lenient import read_lenient
+from .permissions import ENFORCED_TOOLS, RuleError, parse_rule
 from .plugins import PluginError, installed_plugins, plugin_parts
 
 __all__ = [
@@ -105,16 +109,24 @@ class CompatLoader(FolderLoader):
 
     def load_file(self, path: Path, level: str) -> AgentDefinition:
         fm, notes = self.read(path)
+        self._restricted: dict[str, list[str]] = {"tools": [], "disallowedTools": [], "bare": []}
 
         def note(key: str, message: str) -> None:
             notes.append(f"{path}:{fm.line_of(key) or 1}: {key}: {message}")
 
-        return definition_from_frontmatter(
+        definition = definition_from_frontmatter(
             self.translate(fm, note),
             source=level,
             warnings=notes,
             skill_folders=self._skill_folders(path),
         )
+        restricted = self._restricted
+        allowed = [
+            e for e in restricted["tools"] if e.split("(")[0].strip() not in restricted["bare"]
+        ]
+        rules = agent_rules_of(definition.name, allowed, restricted["disallowedTools"], path)
+        record_agent_rules(path, rules)
+        return definition
 
     def translate(self, fm: Frontmatter, note: Note) -> Frontmatter:
         data = dict(fm.data)
@@ -183,6 +195,11 @@ class CompatLoader(FolderLoader):
                 continue
             entry = entry.strip()
             restricted = _RESTRICTED.match(entry)
+            if restricted and self._enforceable(restricted.group(1), entry):
+                self._restricted[key].append(entry)
+                if allow and restricted.group(1) not in result:
+                    result.append(restricted.group(1))
+                continue
             if restricted:
                 tool = restricted.group(1)
                 if allow:
@@ -199,8 +216,22 @@ class CompatLoader(FolderLoader):
                 )
                 entry = tool
             if entry:
-                result.append(self.options.tool_aliases.get(entry, entry))
+                if allow and not restricted and hasattr(self, "_restricted"):
+                    self._restricted["bare"].append(entry)
+                if self.options.tool_aliases.get(entry, entry) not in result:
+                    result.append(self.options.tool_aliases.get(entry, entry))
         return result
+
+    def _enforceable(self, tool: str, entry: str) -> bool:
+        """Can the tool gate enforce `entry` (`Bash(git:*)`)? Not for a renamed tool, nor
+        for a specifier Claude Code's rules do not define (`Agent(worker)`)."""
+        if not hasattr(self, "_restricted") or self.options.tool_aliases.get(tool, tool) != tool:
+            return False
+        try:
+            rule = parse_rule(entry, "", Path())
+        except RuleError:
+            return False
+        return rule.tool in ENFORCED_TOOLS or rule.tool.startswith("mcp__")
 
 
 def map_model(model: str, options: CompatOptions, note: Note) -> str | None:

@@ -1,19 +1,37 @@
 """Registers the compat loaders (every registered loader is used when agents are found), the
-Claude Code slash commands, and the `cc-plugins` command."""
+Claude Code slash commands, the `cc-plugins` command, and the runtime hooks that run Claude
+Code's hooks and permission rules (`runtime.py`).
+
+A plugin implementing runtime hooks is imported with every stack: this module imports
+nothing heavy, and each runtime hook imports `runtime` only when there is a settings file, a
+plugin hooks file or an agent file's rule to apply (`settings.anything_to_read`).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import click
 
-from agentframe_core import CommandScan, Register, hookimpl
+from agentframe_core import CommandScan, Register, RunContext, ToolResult, hookimpl
 
-from .loaders import ClaudeLoader, CompatOptions, KigiLoader, PiLoader
+from .settings import anything_to_read
+
+
+def _runtime() -> ModuleType | None:
+    if not anything_to_read():
+        return None
+    from . import runtime
+
+    return runtime
 
 
 @hookimpl
 def agentframe_agent_loaders(register: Register) -> None:
+    from .loaders import ClaudeLoader, CompatOptions, KigiLoader, PiLoader
+
     register("claude", ClaudeLoader, options=CompatOptions)
     register("pi", PiLoader, options=CompatOptions)
     register("kigi", KigiLoader, options=CompatOptions)
@@ -22,6 +40,7 @@ def agentframe_agent_loaders(register: Register) -> None:
 @hookimpl
 def agentframe_slash_commands(cwd: Path) -> CommandScan:
     from .commands import ClaudeCommands, plugin_sources
+    from .loaders import CompatOptions
 
     scan = CommandScan()
     sources = plugin_sources(scan.errors)
@@ -34,3 +53,53 @@ def agentframe_commands(cli: click.Group) -> None:
     from .cli import cc_plugins
 
     cli.add_command(cc_plugins)
+
+
+@hookimpl
+def agentframe_gate_tool_call(ctx: RunContext, name: str, arguments: dict[str, Any]) -> Any:
+    runtime = _runtime()
+    return runtime.agentframe_gate_tool_call(ctx, name, arguments) if runtime else None
+
+
+@hookimpl
+def agentframe_tool_result(
+    ctx: RunContext, name: str, arguments: dict[str, Any], result: ToolResult
+) -> Any:
+    runtime = _runtime()
+    return runtime.agentframe_tool_result(ctx, name, arguments, result) if runtime else None
+
+
+@hookimpl
+def agentframe_prompt_submitted(ctx: RunContext, prompt: str) -> Any:
+    runtime = _runtime()
+    return runtime.agentframe_prompt_submitted(ctx, prompt) if runtime else None
+
+
+@hookimpl
+def agentframe_run_stopping(ctx: RunContext, reply: str, continued: int) -> Any:
+    runtime = _runtime()
+    return runtime.agentframe_run_stopping(ctx, reply, continued) if runtime else None
+
+
+@hookimpl
+def agentframe_session_started(ctx: RunContext, resumed: bool) -> Any:
+    runtime = _runtime()
+    return runtime.agentframe_session_started(ctx, resumed) if runtime else None
+
+
+@hookimpl
+def agentframe_session_ended(ctx: RunContext, reason: str) -> Any:
+    runtime = _runtime()
+    return runtime.agentframe_session_ended(ctx, reason) if runtime else None
+
+
+@hookimpl
+def agentframe_compacting(ctx: RunContext, trigger: str) -> Any:
+    runtime = _runtime()
+    return runtime.agentframe_compacting(ctx, trigger) if runtime else None
+
+
+@hookimpl
+def agentframe_notification(ctx: RunContext, message: str, kind: str) -> Any:
+    runtime = _runtime()
+    return runtime.agentframe_notification(ctx, message, kind) if runtime else None

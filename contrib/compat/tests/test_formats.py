@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from agentframe_compat import ClaudeLoader, CompatOptions, KigiLoader, PiLoader
+from agentframe_compat.agentrules import agent_rules
 from agentframe_compat.loaders import parse_pairs
 
 from agentframe_core import MissingFieldError, PluginHost, assemble_system_prompt, find_agents
@@ -61,16 +62,17 @@ def test_claude_restrictions_are_narrowed_never_widened() -> None:
     path = FILES / "claude/orchestrator.md"
     agent = ClaudeLoader().load_file(path, "user")
     assert agent.tools == ["Read", "Edit"]  # Agent(worker, researcher) is left out
-    assert agent.disallowed_tools == ["Bash", "Write"]  # Bash(rm:*) denies all of Bash
+    assert agent.disallowed_tools == ["Write"]  # Bash(rm:*) is a rule the gate enforces
+    denied = agent_rules(agent).refusal("Bash", {"command": "rm -rf build"}, path.parent)
+    assert denied == "agent 'orchestrator' does not allow 'Bash(rm:*)' (disallowedTools)"
+    assert agent_rules(agent).refusal("Bash", {"command": "ls"}, path.parent) is None
     assert agent.permission_mode == "dontAsk"
     assert agent.max_turns == 8 and agent.skills == ["pdf"] and agent.model == "inherit"
     notes = "\n".join(agent.warnings)
     assert (
         "'Agent(worker, researcher)': agentframe cannot limit a tool's arguments; left out" in notes
     )
-    assert (
-        "'Bash(rm:*)': agentframe cannot limit a tool's arguments; the whole tool 'Bash'" in notes
-    )
+    assert "Bash(rm:*)" not in notes
     assert f"{path}:7: permissionMode: 'bypassPermissions' is read as 'dontAsk'" in notes
     assert f"{path}:11: hooks: unknown key, ignored" in notes
     assert f"{path}:17: memory: unknown key, ignored" in notes

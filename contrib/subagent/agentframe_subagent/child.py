@@ -109,7 +109,7 @@ async def run_child(
     propagates (the child's turn lease is released on the way out)."""
     definition = child_definition(spec.agent, ctx.agent)
     stack = dataclasses.replace(base, tools=[d for d in base.tools if d is not itself])
-    session = Session(stack, uuid.uuid4().hex, agent=definition, cwd=cwd)
+    session = Session(stack, uuid.uuid4().hex, agent=definition, cwd=cwd, parent=ctx.session_id)
     run = board[spec.index] = ChildRun(definition.name, session.id)
     event: dict[str, Any] = {
         "agent": definition.name,

@@ -274,6 +274,7 @@ class Shaper:
         prefix = entries[:start]
         if not prefix or (len(prefix) == 1 and prefix[0].kind is EntryKind.COMPACTION):
             return None
+        await ctx.compacting("auto")
         summariser = Summariser(
             self.estimator(ctx),
             options.summary_max_tokens,

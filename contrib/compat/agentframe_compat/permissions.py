@@ -1,0 +1,229 @@
+"""Claude Code's permission rules: `permissions.allow`, `ask`, `deny` and `defaultMode`.
+
+A rule is a tool name (`Bash`, `mcp__github`, `mcp__github__*`) or a tool with a specifier:
+`Bash(npm run test:*)` (a prefix; `*` elsewhere is a wildcard), `Read(./.env)` and
+`Edit(src/**)` (gitignore-style paths: `//abs`, `~/home`, `/` from the settings file's
+project, else from the working folder), `WebFetch(domain:example.com)`. Claude Code's order:
+a matching `deny` rule wins, then `ask`, then `allow`; with none, the mode decides for Claude
+Code's tools and MCP tools (read-only tools run, others ask in `default`; `acceptEdits` lets
+edits run; `dontAsk` refuses what is not allowed; `bypassPermissions` runs everything a deny
+rule does not stop) and `plan` refuses whatever writes; a stack's other tools run. `Edit`
+rules cover every tool that edits files, `Read` rules every tool that reads them. A Bash
+command made of several (`a && b`, `a | b`) is allowed only when each part is, and denied
+when any part is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from .names import claude_names
+
+__all__ = ["MODES", "Decision", "Rule", "RuleError", "Rules", "first_match", "parse_rule"]
+
+Action = Literal["allow", "ask", "deny"]
+MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+
+#: Rules written for one of these tools cover the others too (Claude Code's tool families).
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
+
+#: Claude Code's own tools: the mode decides for them (and MCP tools) when no rule matches;
+#: a stack's other tools run as they would without Claude Code's settings (but in `plan`).
+CLAUDE_TOOLS = EDIT_TOOLS | READ_TOOLS | {"Bash", "WebFetch", "WebSearch", "TodoWrite", "Task"}
+
+#: Tools whose specifiers the rules read.
+ENFORCED_TOOLS = EDIT_TOOLS | READ_TOOLS | {"Bash", "WebFetch"}
+
+_RULE = re.compile(r"^([A-Za-z0-9_.*-]+)(?:\((.*)\))?$", re.DOTALL)
+_OPERATORS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
+
+
+class RuleError(ValueError):
+    """A rule that cannot be read (the message quotes it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule as written, where it was written, and the folder its `/paths` start from."""
+
+    text: str
+    tool: str
+    spec: str | None
+    source: str
+    base: Path
+
+    def covers(self, tool: str) -> bool:
+        """Does the rule's tool part name `tool` (Claude Code's spelling)?"""
+        if self.tool.startswith("mcp__"):
+            pattern = self.tool.removesuffix("__*").removesuffix("*")
+            server_wide = self.tool.endswith("*") or pattern.count("__") == 1
+            return tool == pattern or (server_wide and tool.startswith(pattern.rstrip("_") + "__"))
+        if self.tool == tool:
+            return True
+        families = (EDIT_TOOLS, READ_TOOLS)
+        return self.spec is not None and any(self.tool in f and tool in f for f in families)
+
+
+def parse_rule(text: str, source: str, base: Path) -> Rule:
+    """`Bash(npm test:*)` -> Rule; a `RuleError` quoting what is wrong."""
+    match = _RULE.match(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise RuleError(f"{text!r} is not a rule (Tool or Tool(specifier))")
+    tool, spec = match.group(1), match.group(2)
+    if spec is not None and not spec.strip():
+        spec = None  # `Bash()` is the whole tool, as in Claude Code
+    if spec is not None and tool == "WebFetch" and not spec.startswith("domain:"):
+        raise RuleError(f"{text!r}: WebFetch rules are WebFetch(domain:HOST)")
+    return Rule(text.strip(), tool, spec, source, base)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the rules decide for one call, and why (the rule, or the mode)."""
+
+    action: Action
+    why: str
+
+
+@dataclass(slots=True)
+class Rules:
+    """The merged rules of every settings file (and an agent file's), and the mode."""
+
+    allow: list[Rule]
+    ask: list[Rule]
+    deny: list[Rule]
+    mode: str = "default"
+
+    def decide(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        writes: bool,
+        cwd: Path,
+        hook_allowed: bool = False,
+    ) -> Decision:
+        """The decision for tool `name` (agentframe's name) called with `arguments`.
+        `hook_allowed`: a PreToolUse hook said allow, which skips the mode's question but
+        not a deny or ask rule."""
+        names = claude_names(name)
+        for action, rules in (("deny", self.deny), ("ask", self.ask)):
+            rule = _first(rules, names, arguments, cwd, every=False)
+            if rule is not None:
+                return Decision(action, f"rule {rule.text!r} in {rule.source}")  # type: ignore[arg-type]
+        rule = _first(self.allow, names, arguments, cwd, every=True)
+        if rule is not None:
+            return Decision("allow", f"rule {rule.text!r} in {rule.source}")
+        return self._by_mode(names[0], writes, hook_allowed)
+
+    def _by_mode(self, tool: str, writes: bool, hook_allowed: bool) -> Decision:
+        mode = self.mode
+        if not writes or mode == "bypassPermissions" or hook_allowed:
+            return Decision("allow", f"{mode} mode")
+        if mode != "plan" and tool not in CLAUDE_TOOLS and not tool.startswith("mcp__"):
+            return Decision("allow", f"{tool} is no Claude Code tool: {mode} mode leaves it be")
+        if mode == "acceptEdits" and tool in EDIT_TOOLS:
+            return Decision("allow", "acceptEdits mode")
+        if mode in ("plan", "dontAsk"):
+            why = "plan mode allows only read-only tools" if mode == "plan" else "dontAsk mode"
+            return Decision("deny", f"{why}; no rule allows {tool}")
+        return Decision("ask", f"no rule allows {tool} ({mode} mode asks)")
+
+
+def first_match(
+    rules: Iterable[Rule], name: str, arguments: Mapping[str, Any], cwd: Path, *, every: bool
+) -> Rule | None:
+    """The first of `rules` matching a call of tool `name` (agentframe's name)."""
+    return _first(rules, claude_names(name), arguments, cwd, every)
+
+
+def _first(
+    rules: Iterable[Rule], names: list[str], arguments: Mapping[str, Any], cwd: Path, every: bool
+) -> Rule | None:
+    """The first rule matching the call. A compound Bash command matches an allow rule
+    (`every`) only when each of its commands matches one; a deny or ask rule when any does."""
+    rules = [r for r in rules if any(r.covers(n) for n in names)]
+    if not rules:
+        return None
+    whole = next((r for r in rules if r.spec is None), None)
+    if whole is not None:
+        return whole
+    tool = next(n for n in names if any(r.covers(n) for r in rules))
+    if tool == "Bash":
+        parts = [p for p in _OPERATORS.split(str(arguments.get("command", "")).strip()) if p]
+        found = [next((r for r in rules if _command_matches(r.spec or "", p)), None) for p in parts]
+        if every:
+            return found[0] if found and all(found) else None
+        return next((r for r in found if r is not None), None)
+    return next((r for r in rules if _matches(r, tool, arguments, cwd)), None)
+
+
+def _matches(rule: Rule, tool: str, arguments: Mapping[str, Any], cwd: Path) -> bool:
+    spec = rule.spec or ""
+    if rule.tool == "WebFetch":
+        host = (urlsplit(str(arguments.get("url", ""))).hostname or "").lower()
+        domain = spec.removeprefix("domain:").strip().lower()
+        return bool(host) and (host == domain or host.endswith("." + domain.lstrip("*.")))
+    if rule.tool in EDIT_TOOLS or rule.tool in READ_TOOLS:
+        raw = arguments.get("file_path") or arguments.get("notebook_path") or arguments.get("path")
+        path = Path(str(raw)) if raw else cwd
+        target = (path if path.is_absolute() else cwd / path).resolve()
+        return _path_matches(spec, target, rule.base, cwd)
+    return False  # a specifier for a tool Claude Code gives none to (Task(...)): never matches
+
+
+def _command_matches(spec: str, command: str) -> bool:
+    """`npm run test:*` is a prefix; a `*` elsewhere matches anything; else the command
+    must be the same."""
+    if spec.endswith(":*"):
+        return command.startswith(spec[:-2])
+    if "*" in spec:
+        pattern = ".*".join(re.escape(piece) for piece in spec.split("*"))
+        return re.fullmatch(pattern, command, re.DOTALL) is not None
+    return command == spec
+
+
+def _path_matches(spec: str, target: Path, base: Path, cwd: Path) -> bool:
+    """gitignore-style: `//abs`, `~/home`, `/from-the-project`, else from the working
+    folder; a pattern without `/` matches a name at any depth."""
+    if spec.startswith("//"):
+        root, pattern = Path("/"), spec[2:]
+    elif spec.startswith("~/"):
+        root, pattern = Path.home(), spec[2:]
+    elif spec.startswith("/"):
+        root, pattern = base, spec[1:]
+    else:
+        root, pattern = cwd, spec.removeprefix("./")
+    root = root.resolve()
+    if "/" not in pattern.rstrip("/"):
+        pattern = "**/" + pattern
+    try:
+        relative = target.relative_to(root).as_posix()
+    except ValueError:
+        return False
+    pattern = pattern.rstrip("/") + ("/**" if pattern.endswith("/") else "")
+    if pattern.endswith("/**"):  # a folder's contents: a search of the folder itself too
+        return any(_glob(p).fullmatch(relative) for p in (pattern, pattern[:-3]))
+    return _glob(pattern).fullmatch(relative) is not None
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    out, i = "", 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif pattern[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif pattern[i] == "?":
+            out, i = out + "[^/]", i + 1
+        else:
+            out, i = out + re.escape(pattern[i]), i + 1
+    return re.compile(out, re.DOTALL)
