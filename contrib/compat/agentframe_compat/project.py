@@ -54,7 +54,7 @@ class ClaudeProject:
 def project_sources() -> tuple[Path, list[SettingsSource]]:
     """The project folder and every settings source that applies to it."""
     folder = project_dir().resolve()
-    return folder, [*default_sources(folder, Path.home()), *settings.PLUGIN_SOURCES]
+    return folder, [*default_sources(folder, Path.home()), *settings.plugin_sources()]
 
 
 _CACHE: dict[tuple[Path, tuple[object, ...]], ClaudeProject] = {}

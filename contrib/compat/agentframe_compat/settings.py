@@ -11,6 +11,7 @@ project, `~/.claude`, the plugin) once links are resolved; anything else is refu
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -27,20 +28,16 @@ from agentframe_core import (
 
 __all__ = [
     "MAX_SETTINGS_BYTES",
-    "PLUGIN_SOURCES",
     "SettingsError",
     "SettingsSource",
     "anything_to_read",
     "default_sources",
-    "plugin_source",
+    "plugin_sources",
     "project_dir",
     "read_settings",
 ]
 
 MAX_SETTINGS_BYTES = 1024 * 1024
-
-#: Hooks files beyond the settings files (Claude Code plugins' `hooks/hooks.json`).
-PLUGIN_SOURCES: list[SettingsSource] = []
 
 
 class SettingsError(AgentframeError):
@@ -85,21 +82,30 @@ def default_sources(project: Path, home: Path) -> list[SettingsSource]:
 def anything_to_read() -> bool:
     """Is there a settings file or a plugin hooks file to read, or an agent file's rule to
     enforce? A few `stat`s: the runtime hooks are imported only when there is."""
-    if PLUGIN_SOURCES:
-        return True
     if any(
         s.path.exists() or s.path.is_symlink() for s in default_sources(project_dir(), Path.home())
     ):
         return True
     rules = sys.modules.get("agentframe_compat.agentrules")
-    return rules is not None and bool(rules.recorded())
+    return (rules is not None and bool(rules.recorded())) or bool(plugin_sources())
 
 
-def plugin_source(root: Path) -> SettingsSource:
-    """A Claude Code plugin's `hooks/hooks.json`, confined to the plugin's folder, with
-    `${CLAUDE_PLUGIN_ROOT}` set to it for its hooks."""
-    root = root.resolve()
-    return SettingsSource(root / "hooks" / "hooks.json", root, "plugin", root)
+def plugin_sources() -> list[SettingsSource]:
+    """The hooks files of the installed Claude Code plugins (`agentframe cc-plugins add`),
+    each confined to its plugin's folder, with `${CLAUDE_PLUGIN_ROOT}` set to it for its
+    hooks. A plugin whose plugin.json became invalid is logged and left out."""
+    from .plugins import PluginError, installed_plugins, plugin_parts
+
+    found = []
+    for plugin in installed_plugins():
+        try:
+            hooks = plugin_parts(plugin).hooks
+        except PluginError as err:
+            logging.getLogger("agentframe.compat").warning("%s", err)
+            continue
+        root = plugin.root.resolve()
+        found += [SettingsSource(path, root, "plugin", root) for path in hooks]
+    return found
 
 
 def read_settings(source: SettingsSource) -> dict[str, Any] | None:

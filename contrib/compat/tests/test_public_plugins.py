@@ -11,7 +11,7 @@ from typing import Any
 import agentframe_compat.plugin as compat
 import pytest
 from agentframe_claude_tools import ClaudeTools, ClaudeToolsOptions
-from agentframe_compat import settings
+from agentframe_compat.plugins import add_plugins
 
 from agentframe_core import MemoryStore, PluginHost, Session, Stack, VerbatimBuilder
 from agentframe_core.testing import ScriptedAdapter
@@ -31,10 +31,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    sources = [
-        settings.plugin_source(PLUGINS / name) for name in ("hookify", "explanatory-output-style")
-    ]
-    monkeypatch.setattr(settings, "PLUGIN_SOURCES", sources)
+    for name in ("hookify", "explanatory-output-style"):  # as `agentframe cc-plugins add`
+        add_plugins(PLUGINS / name)
     return root
 
 
