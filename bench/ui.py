@@ -34,8 +34,9 @@ from agentframe_core import Entry, EntryKind, PluginHost, StoredEntry, build_sta
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "contrib" / "ui" / "tests"))
 
-from conftest import ARGS, CHROMIUM  # noqa: E402
 from uikit import start_serve, stop, write_project  # noqa: E402
+
+from conftest import ARGS, CHROMIUM  # noqa: E402
 
 #: At the first animation frame with rows: that time, and a task posted then, whose start
 #: is when the page could handle input; a key listener notes how late each key is handled.
