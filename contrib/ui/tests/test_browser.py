@@ -1,21 +1,21 @@
 """The UI in a real browser against a real `agentframe serve` process on a scripted stack:
 chat (streamed answer, a tool call, a sub-agent's card and session, stop, a question to
-the person answered in a form), a reply's markup
-shown as text, sessions found by search, a compaction, a trace, the knowledge graph and the
-stack, on a phone-width dark page too. The server has an API key (the pages send it, the
+the person answered in a form), a reply's markup shown as text, sessions found by search, a
+compaction, a run's trace (the real tracing plugin's local store), the knowledge graph and
+the stack, on a phone-width dark page too. The server has an API key (the pages send it, the
 key a tab was given; a tab without one is asked for it), so one process serves every test."""
 
 from __future__ import annotations
 
 import json
-import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from uikit import HERE, seed, start_serve, stop, trace_fixture, write_project
+from uikit import HERE, seed, start_serve, stop, write_project
 
 from agentframe_core import Entry, EntryKind
 
@@ -61,12 +61,10 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 (user, "Where do zebras live?"),
                 (assistant, "On the African savannah, in herds."),
             ),
-            "traced": _entries((user, "What is 2+3?"), (assistant, "5")),
         },
         compact={"rivers": 2},
         owner="alice",
     )
-    (root / "traces.json").write_text(json.dumps(trace_fixture("alice.traced")))
     return root
 
 
@@ -76,8 +74,7 @@ def url(project: Path) -> Iterator[str]:
         project,
         "--kg",
         "kg",
-        PYTHONPATH=os.pathsep.join([str(HERE / "otel_double"), str(HERE)]),
-        AGENTFRAME_UI_TRACES=str(project / "traces.json"),
+        PYTHONPATH=str(HERE),
         **KEYS,
     )
     yield address
@@ -226,26 +223,52 @@ def test_a_compaction_shows_what_it_replaced(page: Any, url: str, screenshots: P
     shot(page, screenshots, "session-compaction")
 
 
+def _traced_run(url: str, tool: str) -> dict[str, Any]:
+    """The newest of alice's traces (the real plugin's, from the server's local trace store)
+    with an `execute_tool {tool}` span: the batch processor writes them soon after the run."""
+    headers = {"Authorization": f"Bearer {ALICE}"}
+    deadline = time.monotonic() + 20
+    while True:
+        found = httpx.get(f"{url}/v1/traces", headers=headers, timeout=10).json()
+        assert found["enabled"], found
+        for trace in found["traces"]:
+            if any(s["name"] == f"execute_tool {tool}" for s in trace["spans"]):
+                return dict(trace)
+        assert time.monotonic() < deadline, [t["run_id"] for t in found["traces"]]
+        time.sleep(0.2)
+
+
 def test_a_trace_as_a_waterfall_and_in_the_inspector(
     page: Any, url: str, screenshots: Path
 ) -> None:
+    """The sub-agent chat's run above, as the real tracing plugin recorded it."""
     from playwright.sync_api import expect
 
+    trace = _traced_run(url, "subagent")
+    spans = trace["spans"]
     page.goto(f"{url}/#/traces")
-    expect(page.locator("#traces li")).to_have_count(1)  # not another key's run
-    page.get_by_role("link", name="helper run-42").click()
-    expect(page.locator("#waterfall li")).to_have_count(5)
-    page.locator('[data-span="dddddddddddddddd"]').click()
-    expect(page.locator("#span-detail")).to_contain_text("gen_ai.tool.name")
+    expect(page.locator("#traces li").first).to_be_visible()
+    page.get_by_role("link", name=f"{trace['agent'] or 'run'} {trace['run_id']}").click()
+    waterfall = page.locator("#waterfall li")
+    expect(waterfall).to_have_count(len(spans))
+    names = waterfall.locator(".label").all_inner_texts()
+    agent = trace["agent"]  # the chat page's agent; the server's span is the trace's root
+    assert names[0] == f"POST /ag-ui/{agent}" and f"invoke_agent {agent}" in names, names
+    assert "invoke_agent other" in names, names  # the sub-agent's run, inside the tool call
+    assert "execute_tool subagent" in names, names
+    assert sum(n.startswith("chat") for n in names) == 3, names  # two the parent's, one the child's
+    tool = next(s for s in spans if s["name"] == "execute_tool subagent")
+    page.locator(f'[data-span="{tool["span_id"]}"]').click()
+    detail = page.locator("#span-detail")
+    expect(detail).to_contain_text("gen_ai.tool.name")
+    expect(detail).to_contain_text("Say hi")  # the captured arguments
     inspector = page.locator("#inspector")
-    expect(inspector).to_contain_text("Model calls (2)")
+    expect(inspector).to_contain_text("Model calls (3)")
     expect(page.locator("#outcome")).to_contain_text("outcome: completed")
     first = inspector.locator("details.call").first
-    expect(first.locator("summary")).to_contain_text("90 in (50% cached)")
     first.locator("summary").click()
-    expect(first.locator(".messages")).to_contain_text("What is 2+3?")
-    inspector.locator("details.retrieval summary").click()
-    expect(inspector.locator("details.retrieval")).to_contain_text('"score": 0.82')
+    expect(first.locator(".messages")).to_contain_text("Ask the other agent to say hi")
+    expect(first).to_contain_text('"name": "subagent"')  # the tool schemas it was sent
     shot(page, screenshots, "trace")
 
 

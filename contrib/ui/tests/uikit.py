@@ -1,12 +1,11 @@
 """What the UI tests share: a project on a scripted stack (agents `helper` and `other`, the
 `add` tool and sub-agents, sessions in SQLite), sessions seeded through the real store, a
-trace fixture of the tracing contract's shape, and `agentframe serve` as a real process (a
+real tracing plugin's local trace store, and `agentframe serve` as a real process (a
 module of its own: `conftest` is not importable by name once several test folders have one)."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import socket
@@ -38,6 +37,9 @@ def write_project(root: Path, replies: list[Any]) -> Path:
             {"use": "functions", "import": ["agentframe_core.examples:add", "uitools:remove"]},
             {"use": "subagents"},
         ],
+        # the real tracing plugin (agentframe-otel): spans into the local trace store, under
+        # the test's own data folder (XDG_DATA_HOME below), prompts and replies captured
+        "telemetry": {"capture_content": True},
         # a secret the stack page must show masked
         "serve": {"public_url": "https://ui:hunter2@agents.example.org"},
     }
@@ -93,6 +95,10 @@ def environment(root: Path, **extra: str) -> dict[str, str]:
         "AGENTFRAME_CACHE_DIR": str(root / "cache"),
         "XDG_DATA_HOME": str(root / "data"),
         "NO_COLOR": "1",
+        # the tracing plugin's batch processor writes each run's spans soon after it ends
+        "OTEL_BSP_SCHEDULE_DELAY": "100",
+        "OTEL_TRACES_EXPORTER": "none",
+        "OTEL_METRICS_EXPORTER": "none",
         **extra,
     }
 
@@ -131,64 +137,3 @@ def stop(process: subprocess.Popen[str]) -> str:
     except subprocess.TimeoutExpired:
         process.kill()
         return process.communicate()[1]
-
-
-def _span(
-    sid: str, parent: str | None, name: str, start: float, duration: float, **attributes: Any
-) -> dict[str, Any]:
-    return {
-        "span_id": sid * 16,
-        "parent_id": parent * 16 if parent else None,
-        "name": name,
-        "operation": name.split()[0],
-        "start_ms": start,
-        "duration_ms": duration,
-        "status": "ok",
-        "error": None,
-        "attributes": attributes,
-    }
-
-
-def trace_fixture(session_id: str) -> dict[str, Any]:
-    """One run's trace, as `agentframe trace show --json` prints it, content capture on
-    (and another key's run, which the page must not show)."""
-    sent = [{"role": "user", "parts": [{"type": "text", "content": "What is 2+3?"}]}]
-    tools = [{"type": "function", "name": "add", "parameters": {"type": "object"}}]
-    answer = [{"role": "assistant", "parts": [{"type": "text", "content": "5"}]}]
-    snippets = [{"text": "rivers of Europe", "score": 0.82}]
-    first_call = {
-        "gen_ai.input.messages": json.dumps(sent),
-        "gen_ai.tool.definitions": json.dumps(tools),
-        "gen_ai.output.messages": json.dumps(answer),
-        "gen_ai.usage.input_tokens": 90,
-        "gen_ai.usage.output_tokens": 6,
-        "gen_ai.usage.cache_read.input_tokens": 45,
-        "gen_ai.response.finish_reasons": ["tool_calls"],
-    }
-    second_call = {
-        "gen_ai.usage.input_tokens": 120,
-        "gen_ai.usage.output_tokens": 4,
-        "gen_ai.response.finish_reasons": ["stop"],
-    }
-    agent = {"gen_ai.agent.name": "helper", "agentframe.outcome": "completed"}
-    spans = [
-        _span("a", None, "invoke_agent helper", 0, 120.0, **agent, **{"agentframe.turns": 2}),
-        _span(
-            "b", "a", "retrieval memory", 2, 6.5, **{"agentframe.snippets": json.dumps(snippets)}
-        ),
-        _span("c", "a", "chat scripted", 10, 40.0, **first_call),
-        _span("d", "a", "execute_tool add", 52, 3.0, **{"gen_ai.tool.name": "add"}),
-        _span("e", "a", "chat scripted", 60, 55.0, **second_call),
-    ]
-    trace = {
-        "trace_id": "0123456789abcdef0123456789abcdef",
-        "run_id": "run-42",
-        "session_id": session_id,
-        "agent": "helper",
-        "start": 1_767_000_000.0,
-        "duration_ms": 120.0,
-        "status": "ok",
-        "spans": spans,
-    }
-    other = {**trace, "trace_id": "f" * 32, "session_id": "bob.secret"}
-    return {"traces": [trace, other]}
