@@ -131,7 +131,8 @@ async def _build(
 
 def _step_status(recorded: Any) -> str:
     if isinstance(recorded, dict) and "inputs" in recorded:
-        return "done"
+        cut = recorded.get("cut")
+        return f"done ({cut})" if isinstance(cut, str) and cut else "done"
     if isinstance(recorded, dict) and "failed" in recorded:
         return f"failed: {recorded['failed']}"
     return "not done"

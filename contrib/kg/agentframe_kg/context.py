@@ -67,6 +67,10 @@ class RunContext:
 
         return cls(ws, options, progress, make)
 
+    def cut_note(self, step: str) -> str | None:
+        """What the step's model calls did about replies cut at the token limit (taken)."""
+        return self._asker.cut_note(step) if self._asker is not None else None
+
     def need(self, *names: str) -> None:
         missing = [n for n in names if not self.ws.path(n).exists()]
         if missing:

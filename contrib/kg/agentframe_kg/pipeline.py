@@ -160,6 +160,7 @@ async def run_pipeline(ctx: RunContext, selected: list[str], forced: set[str]) -
             return "awaiting_approval"
         except (StepError, ModelReplyError, TimeoutError) as err:
             error = str(err) or "a model call timed out twice"
+            ctx.cut_note(step.name)
             ctx.ws.mark_failed(step.name, error)
             if step.without is not None and not isinstance(err, StepError):
                 step.without(ctx, error)
@@ -167,6 +168,7 @@ async def run_pipeline(ctx: RunContext, selected: list[str], forced: set[str]) -
                 continue
             ctx.progress.event(step.name, "failed", error=error)
             raise
-        ctx.ws.mark(step.name, _digest(ctx, step))
-        ctx.progress.event(step.name, "done")
+        cut = ctx.cut_note(step.name)
+        ctx.ws.mark(step.name, _digest(ctx, step), cut)
+        ctx.progress.event(step.name, "done", **({"cut": cut} if cut else {}))
     return "done"

@@ -54,12 +54,13 @@ class Workspace:
             return {}
         return value if isinstance(value, dict) else {}
 
-    def mark(self, step: str, digest: str | None) -> None:
+    def mark(self, step: str, digest: str | None, cut: str | None = None) -> None:
+        """`cut`: what was done about replies cut at the token limit, kept in the record."""
         state = self.state()
         if digest is None:
             state.pop(step, None)
         else:
-            state[step] = {"inputs": digest}
+            state[step] = {"inputs": digest, **({"cut": cut} if cut else {})}
         self.write_json("state.json", state)
 
     def mark_failed(self, step: str, error: str) -> None:
