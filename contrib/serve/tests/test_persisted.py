@@ -1,6 +1,6 @@
 """What serve remembers is in the store, not in its memory: a process SIGKILLed and started
 again on the same SQLite store recognises a resent conversation, answers and continues its
-Responses, and answers `tasks/get`; two processes on one PostgreSQL store share them."""
+Responses, and answers `tasks/get`; two processes on one PostgreSQL store share all three."""
 
 from __future__ import annotations
 
@@ -73,12 +73,16 @@ def test_a_restarted_server_remembers_conversations_responses_and_tasks(
     assert task.status.message.parts[0].text == "three"
 
 
-def test_two_replicas_share_responses(serve_process: Any, postgres_dsn: str, schema: str) -> None:
+def test_two_replicas_share_them(serve_process: Any, postgres_dsn: str, schema: str) -> None:
     store = {"use": "postgres", "dsn_env": "AGENTFRAME_TEST_PG", "schema": schema}
-    _, url_a = serve_process(["from a"], store=store, AGENTFRAME_TEST_PG=postgres_dsn)
-    _, url_b = serve_process(["from b"], store=store, AGENTFRAME_TEST_PG=postgres_dsn)
-    created = _client(url_a).responses.create(model="helper", input="hi")
-    b = _client(url_b)
+    replies = ["from a", "chat a", "task a"]
+    _, url_a = serve_process(replies, store=store, AGENTFRAME_TEST_PG=postgres_dsn)
+    _, url_b = serve_process(["from b", "chat b"], store=store, AGENTFRAME_TEST_PG=postgres_dsn)
+    a, b = _client(url_a), _client(url_b)
+    created = a.responses.create(model="helper", input="hi")
+    first = [{"role": "user", "content": "hello"}]
+    chat = a.with_raw_response.chat.completions.create(model="helper", messages=first)
+    task_id = asyncio.run(_a2a_send(url_a, "a task", "ctx-shared"))
     assert b.responses.retrieve(created.id).output_text == "from a"
     continued = b.responses.create(model="helper", input="next", previous_response_id=created.id)
     assert continued.output_text == "from b"
@@ -91,3 +95,9 @@ def test_two_replicas_share_responses(serve_process: Any, postgres_dsn: str, sch
         pass
     else:
         raise AssertionError("a response deleted on one replica is still found on the other")
+    said = {"role": "assistant", "content": "chat a"}
+    resent = [*first, said, {"role": "user", "content": "more"}]
+    again = b.with_raw_response.chat.completions.create(model="helper", messages=resent)
+    assert again.headers["x-session-id"] == chat.headers["x-session-id"]
+    task = asyncio.run(_a2a_get(url_b, task_id))
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED and task.context_id == "ctx-shared"
