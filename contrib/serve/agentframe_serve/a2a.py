@@ -10,8 +10,11 @@ A task is a run on a session: the message's `contextId` is the session (per key,
 session here). The answer streams as one text artifact, appended chunk by chunk; a
 server-side tool that ran is a `working` status update naming it; the task ends
 `completed` (its status message holds the reply), `failed`, or `canceled` (the run is
-cancelled, its history well-formed). Tasks are kept by the SDK's in-memory task store,
-scoped by key: another key's task is not found."""
+cancelled, its history well-formed). Tasks are kept in the configured store (`records`),
+scoped by key (another key's task is not found), so `tasks/get` answers after a restart and
+on another replica: written when a task's state changes (not at each streamed chunk; the
+chunks since are in this process's copy until the task ends). `tasks/list` lists this
+process's tasks only."""
 
 from __future__ import annotations
 
@@ -30,23 +33,31 @@ from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.server.routes.common import ServerCallContextBuilder
 from a2a.server.routes.jsonrpc_dispatcher import JsonRpcDispatcher
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import InMemoryTaskStore, TaskStore, TaskUpdater
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
     AgentCard,
     AgentInterface,
     AgentSkill,
+    ListTasksRequest,
+    ListTasksResponse,
     Part,
+    Task,
     TaskState,
+)
+from google.protobuf.json_format import (  # type: ignore[import-untyped]
+    MessageToDict,
+    ParseDict,
 )
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive
 
-from agentframe_core import AgentDefinition
+from agentframe_core import AgentDefinition, Store
 
 from .conversations import check_client_id
 from .errors import ApiError
+from .records import Records
 from .runs import Failed, Finished, Token, ToolDone, events
 from .service import Service
 
@@ -70,6 +81,50 @@ class _KeyUser(User):
     @property
     def user_name(self) -> str:
         return self._name
+
+
+class _Tasks(TaskStore):
+    """The SDK's tasks in the store (`records`, by key and task id), this process's copy in
+    front: the store is written when a task's state changes, and read on a miss."""
+
+    def __init__(self, store: Store) -> None:
+        self.records, self.local = Records(store), InMemoryTaskStore()
+        self._states: dict[str, int] = {}
+
+    @staticmethod
+    def _owner(context: ServerCallContext) -> str:
+        return str(context.user.user_name)
+
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        await self.local.save(task, context)
+        where = f"{self._owner(context)}.{task.id}"
+        if self._states.get(where) != task.status.state:
+            value = MessageToDict(task)
+            await self.records.put("task", self._owner(context), task.id, value)
+            self._states[where] = task.status.state
+            if len(self._states) > 10000:  # states of ended tasks: only a write saved
+                self._states.pop(next(iter(self._states)))
+
+    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
+        task = await self.local.get(task_id, context)
+        if task is not None:
+            return task
+        value = await self.records.get("task", self._owner(context), task_id)
+        if value is None:
+            return None
+        try:
+            parsed: Task = ParseDict(value, Task(), ignore_unknown_fields=True)
+            return parsed
+        except Exception:  # an unreadable record is an unknown task
+            log.warning("an A2A task record is unreadable")
+            return None
+
+    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
+        return await self.local.list(params, context)
+
+    async def delete(self, task_id: str, context: ServerCallContext) -> None:
+        await self.local.delete(task_id, context)
+        await self.records.drop("task", self._owner(context), task_id)
 
 
 class _Caller(ServerCallContextBuilder):
@@ -188,7 +243,7 @@ class A2A:
     def __init__(self, service: Service, base_url: str) -> None:
         # The SDK logs request bodies and tasks (prompts, answers) at DEBUG: never, even -vv.
         logging.getLogger("a2a").setLevel(max(logging.WARNING, logging.getLogger("a2a").level))
-        tasks = InMemoryTaskStore()
+        tasks = _Tasks(service.stack.store)
         self.agents: dict[str, _Agent] = {}
         for name, agent in service.agents.items():
             card = _card(agent, f"{base_url}/a2a/{name}")

@@ -186,7 +186,9 @@ async def _events(service: Service, turn: Turn, run: RunAgentInput) -> AsyncGene
             result = item.result
             calls = client_calls(result.tool_calls)
             usage = result.total_usage
-            service.remember(turn, ClientMessage("assistant", "".join(said), "", tuple(calls)))
+            await service.remember(
+                turn, ClientMessage("assistant", "".join(said), "", tuple(calls))
+            )
             yield out(
                 RunFinishedEvent(
                     thread_id=run.thread_id,

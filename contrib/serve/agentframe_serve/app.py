@@ -152,8 +152,8 @@ def build_app(
         agents={a.name: a for a in agents},
         cwd=cwd,
         gate=Gate(keys, settings, loopback),
-        conversations=Conversations(stack.store, settings.remembered_conversations),
-        responses=Remembered(settings.remembered_conversations),
+        conversations=Conversations(stack.store),
+        responses=Remembered(stack.store),
         config=config,
     )
 

@@ -186,7 +186,7 @@ async def chat_completions(service: Service, request: Request) -> Response | Eve
         release()
     calls = client_calls(result.tool_calls)
     content = result.reply if not calls else await said_with_calls(turn)
-    service.remember(turn, _answer(content, calls))
+    await service.remember(turn, _answer(content, calls))
     message: dict[str, Any] = {"role": "assistant", "content": content or None, "refusal": None}
     if calls:
         message["tool_calls"] = _calls_json(calls)
@@ -258,7 +258,7 @@ async def _chunks(
             elif not said and result.reply:  # a reply that was not streamed (a terminal tool)
                 content = result.reply
                 yield chunk({"content": content})
-            service.remember(turn, _answer(content, calls))
+            await service.remember(turn, _answer(content, calls))
             yield chunk({}, _finish_reason(result, calls))
             if include_usage:
                 usage = usage_json(result.total_usage)

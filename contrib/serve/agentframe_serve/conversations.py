@@ -1,10 +1,12 @@
 """Which session a request continues, and what it adds to it.
 
 A chat UI resends the whole conversation every turn. The server remembers a digest of each
-conversation as the client will resend it (its messages and the answer it got), per key; a
+conversation as the client will resend it (its messages and the answer it got), per key, in
+the configured store (`records`: a restarted server and its replicas recognise it too); a
 request whose leading messages match one continues that session, and only the messages
-after them are stored. A session named by the client (`session_id` field or `X-Session-Id`
-header) continues it with the messages after the request's last assistant message.
+after them are stored. A digest names its session; a deleted session is not continued. A
+session named by the client (`session_id` field or `X-Session-Id` header) continues it with
+the messages after the request's last assistant message.
 
 Sessions are per key: in the store, a session is `<key name>.<id>`, so one key's id never
 reaches another key's session (it is unknown there, exactly like an id never used).
@@ -15,13 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentframe_core import Entry, EntryKind, Session, Store, ToolCall
 
 from .errors import ApiError
+from .records import Records
 
 __all__ = ["ClientMessage", "Conversations", "add_messages", "parked_calls"]
 
@@ -51,12 +53,16 @@ def check_client_id(value: str, param: str) -> str:
     return value
 
 
-class Conversations:
-    """Session ids per key, and the conversations seen lately (an LRU of digests)."""
+#: At most this many store reads to recognise a conversation: the longest prefixes first (a
+#: resent conversation is the remembered one and the few messages added since).
+RECOGNISE_LOOKUPS = 8
 
-    def __init__(self, store: Store, capacity: int) -> None:
-        self.store, self.capacity = store, capacity
-        self._seen: OrderedDict[bytes, str] = OrderedDict()
+
+class Conversations:
+    """Session ids per key, and the conversations seen (their digests, in the store)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self.records = store, Records(store)
 
     @staticmethod
     def store_id(owner: str, client_id: str) -> str:
@@ -70,38 +76,43 @@ class Conversations:
     async def exists(self, owner: str, client_id: str) -> bool:
         return bool(await self.store.context(self.store_id(owner, client_id)))
 
-    def _digests(self, owner: str, messages: Sequence[ClientMessage]) -> list[bytes]:
+    def _digests(self, owner: str, messages: Sequence[ClientMessage]) -> list[str]:
         """The digest of each prefix of `messages`: [digest(m[:1]), digest(m[:2]), ...]."""
         running = hashlib.sha256(owner.encode())
-        out: list[bytes] = []
+        out: list[str] = []
         for message in messages:
             running.update(message.canonical().encode("utf-8", "surrogateescape") + b"\0")
-            out.append(running.copy().digest())
+            out.append(running.copy().hexdigest())
         return out
 
-    def recognise(self, owner: str, messages: Sequence[ClientMessage]) -> tuple[str, int] | None:
-        """The session whose conversation the request's leading messages are, and how many
-        messages that is (fewer than all: something new must follow)."""
+    async def recognise(
+        self, owner: str, messages: Sequence[ClientMessage]
+    ) -> tuple[str, int, str] | None:
+        """The session whose conversation the request's leading messages are, how many
+        messages that is (fewer than all: something new must follow), and its digest."""
         digests = self._digests(owner, messages)
-        for count in range(len(messages) - 1, 0, -1):
-            found = self._seen.get(digests[count - 1])
-            client_id = self.client_id(owner, found) if found is not None else None
-            if client_id is not None:
-                self._seen.move_to_end(digests[count - 1])
-                return client_id, count
+        for count in range(len(messages) - 1, max(0, len(messages) - 1 - RECOGNISE_LOOKUPS), -1):
+            found = await self.records.get("conversation", owner, digests[count - 1])
+            client_id = (found or {}).get("session")
+            if isinstance(client_id, str) and await self.exists(owner, client_id):
+                return client_id, count, digests[count - 1]
         return None
 
-    def remember(self, owner: str, messages: Sequence[ClientMessage], client_id: str) -> None:
-        """`messages` (the request's and the answer it got) continue `client_id`."""
+    async def remember(
+        self,
+        owner: str,
+        messages: Sequence[ClientMessage],
+        client_id: str,
+        replaces: str | None = None,
+    ) -> None:
+        """`messages` (the request's and the answer it got) continue `client_id`; the digest
+        it was recognised by (`replaces`) is no longer needed."""
         if not messages:
             return
-        self._seen[self._digests(owner, messages)[-1]] = self.store_id(owner, client_id)
-        while len(self._seen) > self.capacity:
-            self._seen.popitem(last=False)
-
-    def forget(self, store_id: str) -> None:
-        for digest in [d for d, s in self._seen.items() if s == store_id]:
-            del self._seen[digest]
+        digest = self._digests(owner, messages)[-1]
+        await self.records.put("conversation", owner, digest, {"session": client_id})
+        if replaces is not None and replaces != digest:
+            await self.records.drop("conversation", owner, replaces)
 
 
 async def parked_calls(store: Store, session_id: str) -> dict[str, str]:

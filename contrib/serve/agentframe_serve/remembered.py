@@ -1,35 +1,43 @@
-"""Responses API answers by id, for `GET /v1/responses/{id}` and `previous_response_id`."""
+"""Responses API answers by id, for `GET /v1/responses/{id}` and `previous_response_id`.
+
+Kept in the configured store (`records`), with the key and session they belong to: a
+restarted server and its replicas find them. A response lives as long as its session: once
+the session is deleted, its responses are unknown."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
+from agentframe_core import Store
+
 from .errors import ApiError
+from .records import Records
 
 __all__ = ["Remembered"]
 
 
 class Remembered:
-    """Responses by id, with the key and session they belong to (an LRU, in memory)."""
+    """Responses by id, with the key and session they belong to."""
 
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self._kept: OrderedDict[str, tuple[str, str, dict[str, Any]]] = OrderedDict()
+    def __init__(self, store: Store) -> None:
+        self.store, self.records = store, Records(store)
 
-    def keep(self, owner: str, client_id: str, body: dict[str, Any]) -> None:
-        self._kept[body["id"]] = (owner, client_id, body)
-        while len(self._kept) > self.capacity:
-            self._kept.popitem(last=False)
+    async def keep(self, owner: str, client_id: str, body: dict[str, Any]) -> None:
+        await self.records.put("response", owner, body["id"], {"session": client_id, "body": body})
 
-    def find(self, owner: str, response_id: str, param: str) -> tuple[str, dict[str, Any]]:
+    async def find(self, owner: str, response_id: str, param: str) -> tuple[str, dict[str, Any]]:
         """The session and body of one of `owner`'s responses; another key's is unknown."""
-        kept = self._kept.get(response_id)
-        if kept is None or kept[0] != owner:
+        kept = await self.records.get("response", owner, response_id)
+        session, body = (kept or {}).get("session"), (kept or {}).get("body")
+        if (
+            not isinstance(session, str)
+            or not isinstance(body, dict)
+            or not await self.store.context(f"{owner}.{session}")
+        ):
             raise ApiError(
                 404, f"{param}: no response {response_id!r}", param=param, code="not_found"
             )
-        return kept[1], kept[2]
+        return session, body
 
-    def drop(self, response_id: str) -> None:
-        self._kept.pop(response_id, None)
+    async def drop(self, owner: str, response_id: str) -> None:
+        await self.records.drop("response", owner, response_id)

@@ -4,8 +4,8 @@
 A response is a run on a session; `previous_response_id` names the session to continue,
 and the new input is stored in it. Client tools come back as `function_call` output items,
 their results as `function_call_output` input items (the parked calls' lifted results).
-Responses are remembered by this process (the most recent `serve.remembered_conversations`);
-the session itself is in the store, and `session_id` continues it after a restart."""
+Responses are remembered in the configured store (`records`), as long as their session is:
+a restarted server, or another replica on the same store, answers and continues them."""
 
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ async def create_response(service: Service, request: Request) -> Response | Even
     messages = _items(parsed, service.gate.settings.max_messages)
     named = parsed.session_id or request.headers.get("x-session-id")
     if parsed.previous_response_id is not None:
-        named, _ = service.responses.find(
+        named, _ = await service.responses.find(
             owner, parsed.previous_response_id, "previous_response_id"
         )
     tools: list[Tool] = [
@@ -236,8 +236,8 @@ async def create_response(service: Service, request: Request) -> Response | Even
     answer = _body(
         response_id, agent.name, turn, previous, status="completed", output=output, result=result
     )
-    service.remember(turn, ClientMessage("assistant", text, "", tuple(calls)))
-    service.responses.keep(owner, turn.client_id, answer)
+    await service.remember(turn, ClientMessage("assistant", text, "", tuple(calls)))
+    await service.responses.keep(owner, turn.client_id, answer)
     return JSONResponse(answer, headers=headers)
 
 
@@ -308,20 +308,20 @@ async def _events(
             answer = _body(
                 response_id, agent, turn, previous, status="completed", output=output, result=result
             )
-            service.remember(turn, ClientMessage("assistant", text, "", tuple(calls)))
-            service.responses.keep(turn.owner, turn.client_id, answer)
+            await service.remember(turn, ClientMessage("assistant", text, "", tuple(calls)))
+            await service.responses.keep(turn.owner, turn.client_id, answer)
             yield event("response.completed", response=answer)
 
 
 async def get_response(service: Service, request: Request) -> Response:
     owner = service.gate.admit(request)
-    _, body = service.responses.find(owner, request.path_params["response_id"], "response_id")
+    _, body = await service.responses.find(owner, request.path_params["response_id"], "response_id")
     return JSONResponse(body)
 
 
 async def delete_response(service: Service, request: Request) -> Response:
     owner = service.gate.admit(request)
     response_id = request.path_params["response_id"]
-    service.responses.find(owner, response_id, "response_id")
-    service.responses.drop(response_id)
+    await service.responses.find(owner, response_id, "response_id")
+    await service.responses.drop(owner, response_id)
     return JSONResponse({"id": response_id, "object": "response.deleted", "deleted": True})

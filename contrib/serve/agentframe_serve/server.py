@@ -1,9 +1,11 @@
-"""The uvicorn process: no access log (paths only, never a header, key or prompt), and on
+"""The uvicorn process: no access log (paths only, never a header, key or prompt), no
+model request shown even at `-vv`, and on
 SIGTERM it stops accepting, lets running requests finish for `drain_seconds`, cancels the
 rest (their sessions stay well-formed) and exits."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import click
@@ -30,6 +32,10 @@ def run_server(
     port: int,
     config: Config | None = None,
 ) -> None:
+    # `-vv` shows each model request (`agentframe.prompt`, DEBUG): clients' prompts, never
+    # in a server's logs.
+    prompts = logging.getLogger("agentframe.prompt")
+    prompts.setLevel(max(logging.INFO, prompts.getEffectiveLevel()))
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     app = build_app(
         stack, agents, cwd, settings, keys, loopback=is_loopback(host), base_url=url, config=config

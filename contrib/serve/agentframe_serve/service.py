@@ -35,6 +35,8 @@ class Turn:
     #: elsewhere that answered it already (another request, another replica) is reported
     #: instead of the model being asked again with nothing new.
     prompt: str | None = None
+    #: The digest the conversation was recognised by, replaced by the one after this turn.
+    recognised: str | None = None
 
 
 @dataclass(slots=True)
@@ -98,7 +100,7 @@ class Service:
         new messages stored in it."""
         await self.check_tool_names(tools or [], agent)
         conversations = self.conversations
-        new = messages
+        new, recognised = messages, None
         if named is not None:
             client_id = check_client_id(named, param)
             if await conversations.exists(owner, client_id):
@@ -106,8 +108,8 @@ class Service:
                     (i for i, m in enumerate(messages) if m.role == "assistant"), default=-1
                 )
                 new = messages[answer + 1 :]
-        elif (found := conversations.recognise(owner, messages)) is not None:
-            client_id, count = found
+        elif (found := await conversations.recognise(owner, messages)) is not None:
+            client_id, count, recognised = found
             new = messages[count:]
         else:
             client_id = uuid.uuid4().hex
@@ -116,11 +118,13 @@ class Service:
         parked = await parked_calls(self.stack.store, session.id) if results else {}
         await add_messages(session, new, parked)  # refuses an empty `new`
         if new[-1].role == "user":
-            return Turn(session, client_id, owner, messages, new[-1].content)
-        return Turn(session, client_id, owner, messages)
+            return Turn(session, client_id, owner, messages, new[-1].content, recognised)
+        return Turn(session, client_id, owner, messages, recognised=recognised)
 
-    def remember(self, turn: Turn, answer: ClientMessage) -> None:
-        self.conversations.remember(turn.owner, [*turn.messages, answer], turn.client_id)
+    async def remember(self, turn: Turn, answer: ClientMessage) -> None:
+        await self.conversations.remember(
+            turn.owner, [*turn.messages, answer], turn.client_id, turn.recognised
+        )
 
 
 def usage_json(usage: Usage) -> dict[str, object]:

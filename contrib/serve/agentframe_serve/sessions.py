@@ -133,5 +133,4 @@ async def delete_session(service: Service, request: Request) -> JSONResponse:
     owner, client_id = await known_session(service, request)
     store_id = Conversations.store_id(owner, client_id)
     await service.stack.store.delete(store_id)
-    service.conversations.forget(store_id)
     return JSONResponse({"id": client_id, "object": "session", "deleted": True})

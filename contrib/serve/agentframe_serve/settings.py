@@ -45,7 +45,8 @@ class ServeSettings(BaseModel):
     )
     remembered_conversations: PositiveInt = Field(
         default=10_000,
-        description="Conversations recognised without a session id (an LRU, in memory).",
+        description="No longer used: recognised conversations, Responses and A2A tasks are "
+        "records in the store. Accepted, so configs that set it still load.",
     )
     kg_folder: str | None = Field(
         default=None,

@@ -63,8 +63,11 @@ async def test_the_local_model_answers_through_chat_completions(
         chunks = [c async for c in stream]
         text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
         assert text.strip() and chunks[-1].choices[0].finish_reason == "stop"
-        sessions = await stack.store.sessions()
+        every = await stack.store.sessions()
+        sessions = [s for s in every if not s.id.startswith("~serve.")]
         assert len(sessions) == 1 and sessions[0].entries == 4  # one conversation, stored once
+        records = [s.id for s in every if s.id.startswith("~serve.conversation.")]
+        assert len(records) == 1  # its digest, the earlier one dropped
     finally:
         await client.close()
         server.should_exit = True
