@@ -67,3 +67,23 @@ def test_arguments_by_name_or_in_declared_order() -> None:
         parse_arguments("/s:p", declared, "b=2 1")
     with pytest.raises(CommandError, match="too many arguments"):
         parse_arguments("/s:p", declared, "1 2 3 4")
+
+
+def test_the_config_named_by_config_flag_is_the_one_listed(tmp_path: Path) -> None:
+    """The hook sees `--config`: its inline servers, not the folder's (absent) .mcp.json."""
+    inline = {"greeter": {"command": sys.executable, "args": [str(ASKING)]}}
+    other = tmp_path / "elsewhere" / "stack.yaml"
+    other.parent.mkdir()
+    other.write_text(
+        yaml.safe_dump(
+            {
+                "adapter": {"use": "scripted", "replies": ["done"]},
+                "tools": [{"use": "mcp", "servers": inline}],
+            }
+        )
+    )
+    plain = run_cli(tmp_path, "commands", "list", "--json")
+    assert "greeter:greet" not in plain.stdout
+    listed = run_cli(tmp_path, "--config", str(other), "commands", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert "greeter:greet" in [c["name"] for c in json.loads(listed.stdout)["commands"]]
