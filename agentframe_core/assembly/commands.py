@@ -10,6 +10,7 @@ command has that alias.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from ..contract.commands import (
     SlashCommand,
     UnknownCommandError,
 )
+from ..contract.configtypes import PartConfig
 from ..contract.definition import AgentDefinition
 
 if TYPE_CHECKING:
@@ -36,6 +38,9 @@ __all__ = [
 HOOK = "agentframe_slash_commands"
 
 #: `/name` then, after white space, the arguments. A path (`/etc/hosts ...`) is not a name.
+#: What `find_commands` may be given to load the config's `tools` parts and its file.
+ToolParts = Callable[[], tuple[list[PartConfig], Path | None]]
+
 _INVOCATION = re.compile(r"^/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+(.*))?$", re.DOTALL)
 
 
@@ -73,16 +78,20 @@ def parse_invocation(text: str) -> tuple[str, str] | None:
     return match.group(1), (match.group(2) or "").strip()
 
 
-def find_commands(host: PluginHost, cwd: Path) -> CommandCatalog:
+def find_commands(
+    host: PluginHost, cwd: Path, tool_parts: ToolParts | None = None
+) -> CommandCatalog:
     """Ask every plugin implementing `agentframe_slash_commands` (a plugin that raises is
-    an error of the catalog, never of the caller) and rank what they offer."""
+    an error of the catalog, never of the caller) and rank what they offer. `tool_parts`:
+    the config's `tools` parts and file, loaded only when a plugin asks (None: no config)."""
+    given = {"cwd": cwd.absolute(), "tool_parts": tool_parts or _no_tool_parts}
     _load_implementers(host)
     ranked: list[tuple[tuple[int, int, int], SlashCommand]] = []
     errors: list[str] = []
     caller = getattr(host.pm.hook, HOOK)
     for index, impl in enumerate(caller.get_hookimpls()):
         try:
-            scan = impl.function(*[{"cwd": cwd.absolute()}[name] for name in impl.argnames])
+            scan = impl.function(*[given[name] for name in impl.argnames])
         except Exception as err:  # one broken plugin must not hide the others' commands
             errors.append(f"plugin {impl.plugin_name}: {type(err).__name__}: {err}")
             continue
@@ -93,6 +102,10 @@ def find_commands(host: PluginHost, cwd: Path) -> CommandCatalog:
             ranked.append(((_level(command), index, position), command))
     ranked.sort(key=lambda item: item[0])
     return _catalog([command for _, command in ranked], errors)
+
+
+def _no_tool_parts() -> tuple[list[PartConfig], Path | None]:
+    return [], None
 
 
 def _load_implementers(host: PluginHost) -> None:

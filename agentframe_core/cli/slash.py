@@ -20,6 +20,7 @@ from .app import App, emit_json, handle_errors, pass_app, utf8_argument, warn
 if TYPE_CHECKING:
     from ..assembly.commands import CommandCatalog
     from ..contract.commands import SlashCommand
+    from ..contract.configtypes import PartConfig
     from ..contract.definition import AgentDefinition
     from ..engine.session import Session
 
@@ -37,10 +38,18 @@ BUILTINS: dict[str, str] = {
 def _catalog(app: App, cwd: Path) -> CommandCatalog:
     from ..assembly.commands import find_commands
 
-    catalog = find_commands(app.host, cwd)
+    catalog = find_commands(app.host, cwd, lambda: _tool_parts(app))
     for error in catalog.errors:
         warn(f"skipped: {error}")
     return catalog
+
+
+def _tool_parts(app: App) -> tuple[list[PartConfig], Path | None]:
+    """The config's tool dispatchers and its file, for a plugin whose commands need them
+    (MCP servers' prompts): no model or store plugin is needed to list commands."""
+    from ..contract.registry import Kind
+
+    return app.part_lists()[Kind.TOOLS], app.config_path()
 
 
 def _find_agent(app: App, name: str | None, cwd: Path) -> AgentDefinition | None:
@@ -202,7 +211,7 @@ def list_(app: App, as_json: bool) -> None:
     from ..assembly.commands import find_commands
 
     with handle_errors():
-        catalog = find_commands(app.host, Path.cwd())
+        catalog = find_commands(app.host, Path.cwd(), lambda: _tool_parts(app))
         if as_json:
             emit_json(
                 {
@@ -232,7 +241,9 @@ def show(app: App, name: str, as_json: bool) -> None:
     from ..assembly.commands import find_commands
 
     with handle_errors():
-        command = find_commands(app.host, Path.cwd()).get(name.removeprefix("/"))
+        command = find_commands(app.host, Path.cwd(), lambda: _tool_parts(app)).get(
+            name.removeprefix("/")
+        )
         if as_json:
             emit_json(_json(command))
             return

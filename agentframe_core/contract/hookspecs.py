@@ -18,7 +18,7 @@ on agentframe-adapter-openai's client: llama-server speaks the OpenAI protocol).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import click
 
     from .commands import CommandScan
-    from .configtypes import Config
+    from .configtypes import Config, PartConfig
     from .diagnosis import Diagnosis
     from .model import Entry
     from .protocols import RunContext
@@ -77,10 +77,16 @@ def agentframe_agent_loaders(register: Register) -> None:
 
 
 @hookspec
-def agentframe_slash_commands(cwd: Path) -> CommandScan | None:
+def agentframe_slash_commands(
+    cwd: Path, tool_parts: Callable[[], tuple[list[PartConfig], Path | None]]
+) -> CommandScan | None:
     """Offer slash commands (`/review 42` in `run` and `chat`) visible from the working folder
     `cwd`, with the files that could not be used. Every implementation is asked; a project's
-    command hides a user's of the same name, which hides a plugin's."""
+    command hides a user's of the same name, which hides a plugin's.
+
+    `tool_parts()` (take it only if needed: it loads the config in force, `--config` and
+    `--profile` included) returns that config's `tools` parts and its file (None: no file);
+    a caller without a config gives `([], None)`."""
 
 
 @hookspec

@@ -46,6 +46,7 @@ __all__ = [
     "StdioServer",
     "load_servers",
     "mask",
+    "parse_servers",
 ]
 
 #: An mcp.json larger than this is refused (it is a short list of servers).
@@ -124,6 +125,11 @@ class McpOptions(BaseModel):
     config: Path | None = Field(default=None, description="An mcp.json file to read.")
     project: bool = Field(
         default=True, description="Also read the project's .mcp.json (nearest to the cwd)."
+    )
+    claude_plugins: bool = Field(
+        default=True,
+        description="Also the installed Claude Code plugins' MCP servers, as PLUGIN:SERVER "
+        "(read by agentframe-compat; none when it is not installed).",
     )
     servers: dict[str, Any] = Field(
         default_factory=dict, description="Servers inline, in the mcp.json `mcpServers` shape."
@@ -283,10 +289,14 @@ def read_file(path: Path) -> dict[str, StdioServer | HttpServer]:
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         raise McpConfigError(f'{path}: expected an object {{"mcpServers": {{name: server}}}}')
-    base = path.resolve().parent
-    return {
-        name: with_base(_parse_server(name, raw, str(path)), base) for name, raw in servers.items()
-    }
+    return parse_servers(servers, str(path), path.resolve().parent)
+
+
+def parse_servers(
+    servers: dict[str, Any], where: str, base: Path
+) -> dict[str, StdioServer | HttpServer]:
+    """Raw `{name: server}` entries read in `where`, relative paths meaning `base`."""
+    return {name: with_base(_parse_server(name, raw, where), base) for name, raw in servers.items()}
 
 
 def load_servers(
@@ -295,6 +305,10 @@ def load_servers(
     """Every configured server that is allowed, by name (later sources win). `base`: the
     folder of the config file holding the inline `servers` (None: the working folder's)."""
     found: dict[str, StdioServer | HttpServer] = {}
+    if options.claude_plugins:
+        from .claude_plugins import plugin_servers
+
+        found.update(plugin_servers())
     project = find_project_file(cwd) if options.project else None
     if project is not None:
         found.update(read_file(project))

@@ -9,9 +9,12 @@ from agentframe_core import Register, hookimpl
 from .options import McpOptions
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
     import click
 
-    from agentframe_core import Config, Diagnosis
+    from agentframe_core import CommandScan, Config, Diagnosis, PartConfig
 
 
 def _build(options: McpOptions) -> Any:
@@ -38,3 +41,13 @@ def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
     from .doctor import check_servers
 
     return check_servers(config)
+
+
+@hookimpl
+def agentframe_slash_commands(
+    cwd: Path, tool_parts: Callable[[], tuple[list[PartConfig], Path | None]]
+) -> CommandScan:
+    """Each configured server's prompts as `/SERVER:PROMPT` (the servers start only now)."""
+    from .commands import slash_commands
+
+    return slash_commands(cwd, tool_parts)
