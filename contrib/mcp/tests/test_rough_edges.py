@@ -93,7 +93,9 @@ def test_mcp_call_and_doctor_take_the_listed_name_and_respect_allow_tools(tmp_pa
     assert "mcp_odd_sleep is left out by this config's allow_tools/deny_tools" in left_out.stdout
     doctor = run_cli(tmp_path, "-c", str(config), "doctor", "--quick", "--json")
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
-    assert checks["mcp server odd"]["detail"] == "1 tool(s)"  # of 5: allow_tools leaves one
+    assert checks["mcp server odd"]["detail"] == (
+        "1 tool(s) offered to the model, of 5 (allow_tools/deny_tools)"
+    )
     unknown = run_cli(tmp_path, "-c", str(config), "mcp", "call", "odd", "nothing", "{}")
     assert unknown.returncode == 1
     assert "has no tool 'nothing'; it offers: sleep, crash, grow, env, shout" in unknown.stdout

@@ -131,7 +131,11 @@ async def test_use_mcp_reaches_an_http_server_agentframe_serving_its_agents(
         "t", Stack(adapter=ScriptedAdapter(), store=MemoryStore(), context=VerbatimBuilder())
     )
     try:
-        assert [t.name for t in await toolset.tools(ctx)] == ["mcp_agents_helper"]
+        names = [t.name for t in await toolset.tools(ctx)]
+        # the agent, and the meta tools for the prompts (agents) and resources (sessions)
+        # that `mcp serve` offers
+        assert names[0] == "mcp_agents_helper"
+        assert {"list_mcp_resources", "read_mcp_resource", "get_mcp_prompt"} <= set(names)
         call = ToolCall("1", "mcp_agents_helper", {"task": "What is 6*7?"})
         result = await toolset.dispatch(call, ctx)
     finally:
