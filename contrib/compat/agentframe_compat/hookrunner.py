@@ -25,6 +25,8 @@ from .hooks import Hook
 __all__ = ["MAX_OUTPUT_BYTES", "Ran", "run_hook"]
 
 MAX_OUTPUT_BYTES = 256 * 1024
+#: Seconds to reap a killed hook's process and pipes.
+_REAP_SECONDS = 5.0
 _CHUNK = 64 * 1024
 
 
@@ -75,8 +77,7 @@ async def run_hook(hook: Hook, payload: dict[str, Any], project: Path) -> Ran:
         return _killed(out, errors, f"timed out after {hook.timeout:g} s; killed")
     finally:
         _kill_group(process)
-        if process.returncode is None:
-            await process.wait()
+        await _reap(process)
     return Ran(code, _text(out), _text(errors))
 
 
@@ -113,6 +114,22 @@ async def _drain(stream: asyncio.StreamReader | None, into: bytearray) -> None:
         into += chunk
         if len(into) > MAX_OUTPUT_BYTES:
             raise _Flood
+
+
+async def _reap(process: asyncio.subprocess.Process) -> None:
+    """Once the group is killed: read what is left of its output (dropped) and wait for it.
+    `wait()` also waits for both pipes to end, and a pipe whose reader stopped at the cap is
+    paused and never sees its end: without this, a flooding hook hung its run for ever.
+    Bounded: a process outside the group holding a pipe open is left to the event loop."""
+
+    async def drop(stream: asyncio.StreamReader | None) -> None:
+        while stream is not None and await stream.read(_CHUNK):
+            pass
+
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(_REAP_SECONDS):
+            await asyncio.gather(drop(process.stdout), drop(process.stderr))
+            await process.wait()
 
 
 def _killed(out: bytearray, err: bytearray, why: str) -> Ran:

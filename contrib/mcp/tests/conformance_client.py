@@ -68,6 +68,12 @@ async def run(url: str, scenario: str, context: dict[str, Any]) -> int:
     try:
         tools = await toolset.offered()
         name, arguments = CALLS.get(scenario, (None, {}))
+        if scenario == "json-schema-2020-12-preservation":
+            # the suite checks a 2020-12 input schema came through whole: echo it back as
+            # the client keeps it (what the model is shown)
+            name = "json_schema_echo"
+            focal = next(t for t in tools if t.name == f"mcp_{SERVER}_json_schema_2020_12_tool")
+            arguments = {"schema": focal.parameters}
         exposed = f"mcp_{SERVER}_{name}" if name else (tools[0].name if tools else None)
         if exposed is None:
             return 0

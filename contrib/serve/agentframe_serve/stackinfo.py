@@ -6,6 +6,7 @@ subprocess on the server's config (it takes seconds: a page asks for it on its o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import sys
@@ -82,7 +83,15 @@ async def _cli(service: Service, config: Config | None, *args: str) -> Any:
     finally:
         if process.returncode is None:
             process.kill()
-            await process.wait()
+            # wait() also waits for the pipe's end, which a reader paused at a full buffer
+            # never sees: read the rest (dropped) first, bounded
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(TIMEOUT_SECONDS):
+                    while process.stdout is not None and await process.stdout.read(
+                        MAX_OUTPUT_BYTES
+                    ):
+                        pass
+                    await process.wait()
     try:
         return json.loads(out)
     except ValueError:
