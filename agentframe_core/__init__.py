@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .assembly.plugins import PluginHost, cache_dir, data_dir
     from .assembly.stack import build_stack
     from .contract.commands import CommandError, CommandScan, SlashCommand, UnknownCommandError
-    from .contract.configtypes import Config, Limits, PartConfig
+    from .contract.configtypes import AdapterPart, Config, Limits, PartConfig, PartOf
     from .contract.definition import AgentDefinition, Backoff
     from .contract.diagnosis import Diagnosis
     from .contract.errors import (
@@ -149,6 +149,8 @@ _LAZY = {
     "Config": ".contract.configtypes",
     "Limits": ".contract.configtypes",
     "PartConfig": ".contract.configtypes",
+    "AdapterPart": ".contract.configtypes",
+    "PartOf": ".contract.configtypes",
     # -- The contract: protocols, hooks and errors
     "AgentLoader": ".contract.protocols",
     "ContextBuilder": ".contract.protocols",
@@ -287,6 +289,8 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "Config",
     "Limits",
     "PartConfig",
+    "AdapterPart",
+    "PartOf",
     # -- The contract: protocols, hooks and errors
     "AgentLoader",
     "ContextBuilder",

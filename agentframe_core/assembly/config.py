@@ -27,6 +27,7 @@ from ..contract.registry import Kind
 from ..support.files import CONFIG_FILE_LIMIT, FileReadError, read_text_file
 from ..support.optionpaths import resolve_option_paths
 from ..support.yamlsource import Located, YamlPath, format_path, load_yaml_text
+from .nestedparts import nested_parts
 
 if TYPE_CHECKING:
     from .plugins import PluginHost
@@ -366,6 +367,13 @@ def _part(
     unknown = [k for k in raw if k not in known]
     for key in unknown:
         issues.append(located.issue((*path, key), _unknown_key_message(str(key), known, name)))
+    if spec.options is not None:
+        before = len(issues)
+        raw = nested_parts(
+            spec.options, raw, path, lambda k, b, p: _part(host, k, b, p, located, issues)
+        )
+        if len(issues) > before:
+            return None
     try:
         where = {"config_dir": located.file.parent.resolve()} if located.file else None
         options = spec.validate({k: v for k, v in raw.items() if k not in unknown}, where)

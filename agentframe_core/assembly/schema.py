@@ -42,6 +42,8 @@ def config_schema(host: PluginHost) -> dict[str, Any]:
         )
         for point in STACK_POINTS
     }
+    # what an option typed `AdapterPart` (a model inside a part's options) refers to
+    definitions["part.adapter"] = stack_properties[Kind.ADAPTER.value]
     stack_properties |= {
         "agents": {
             "type": "array",
@@ -51,18 +53,20 @@ def config_schema(host: PluginHost) -> dict[str, Any]:
         "limits": _hoist(Limits.model_json_schema(), "limits.", definitions),
     }
     profile = {"type": "object", "properties": stack_properties, "additionalProperties": False}
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "agentframe.yaml",
-        "type": "object",
-        "properties": {
-            **stack_properties,
-            "profile": {"type": "string", "description": "The profile to apply."},
-            "profiles": {"type": "object", "additionalProperties": profile},
-        },
-        "additionalProperties": False,
-        "$defs": definitions,
-    }
+    return _nested_parts(
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "agentframe.yaml",
+            "type": "object",
+            "properties": {
+                **stack_properties,
+                "profile": {"type": "string", "description": "The profile to apply."},
+                "profiles": {"type": "object", "additionalProperties": profile},
+            },
+            "additionalProperties": False,
+            "$defs": definitions,
+        }
+    )
 
 
 def _hoist(schema: dict[str, Any], prefix: str, definitions: dict[str, Any]) -> dict[str, Any]:
@@ -76,5 +80,14 @@ def _hoist(schema: dict[str, Any], prefix: str, definitions: dict[str, Any]) -> 
         for other in local:
             body_text = body_text.replace(f'"#/$defs/{other}"', f'"#/$defs/{prefix}{other}"')
         definitions[prefix + name] = json.loads(body_text)
+    result: dict[str, Any] = json.loads(text)
+    return result
+
+
+def _nested_parts(schema: dict[str, Any]) -> dict[str, Any]:
+    """An option typed `AdapterPart` refers to the adapter choice of the whole config."""
+    text = json.dumps(schema).replace(
+        '{"x-agentframe-part": "adapter"}', '{"$ref": "#/$defs/part.adapter"}'
+    )
     result: dict[str, Any] = json.loads(text)
     return result

@@ -8,14 +8,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, PositiveFloat, PositiveInt
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    InstanceOf,
+    NonNegativeInt,
+    PlainSerializer,
+    PositiveFloat,
+    PositiveInt,
+    WithJsonSchema,
+)
 
 from .errors import AgentframeError, ConfigIssue
-from .registry import PartSpec
+from .registry import Kind, PartSpec
 
-__all__ = ["Config", "Limits", "PartBuildError", "PartConfig"]
+__all__ = ["AdapterPart", "Config", "Limits", "PartBuildError", "PartConfig", "PartOf"]
 
 
 class PartBuildError(AgentframeError):
@@ -87,6 +97,32 @@ class PartConfig:
                 f"{self.path} ({self.spec.kind.value} {self.name!r}) could not be created: "
                 f"{type(err).__name__}: {err}"
             ) from err
+
+
+@dataclass(frozen=True, slots=True)
+class PartOf:
+    """Marks a plugin option that is itself a part block (`{use: ..., ...}`) of `kind`: the
+    config loader validates it as it does the top-level blocks (the installed plugins, file and
+    line in errors) and the option receives the `PartConfig`; `.build()` makes the part."""
+
+    kind: Kind
+
+
+def _block_of(part: PartConfig) -> dict[str, Any]:
+    """A nested part as it is written in the config (`config show`, option fingerprints)."""
+    options = part.options
+    shown = options.model_dump(mode="json") if isinstance(options, BaseModel) else options
+    return {"use": part.name, **(shown or {})}
+
+
+#: The type of a plugin option that is a model (an adapter block): `sampling.adapter`, say.
+AdapterPart = Annotated[
+    InstanceOf[PartConfig],
+    PartOf(Kind.ADAPTER),
+    PlainSerializer(_block_of),
+    # `config schema` puts the adapter choice here (pydantic cannot refer outside the model)
+    WithJsonSchema({"x-agentframe-part": "adapter"}),
+]
 
 
 @dataclass(frozen=True, slots=True)
