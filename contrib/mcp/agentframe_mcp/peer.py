@@ -18,7 +18,7 @@ from mcp import types
 from mcp.client.session import ClientRequestContext
 from pydantic import FileUrl
 
-from agentframe_core import RunContext
+from agentframe_core import LLMAdapter, RunContext
 
 from .elicitation import ElicitationPolicy, answer_elicitation
 from .sampling import SamplingCounter, SamplingOptions, answer_sampling
@@ -33,9 +33,11 @@ class Peer:
         elicitation: ElicitationPolicy,
         sampling: SamplingOptions,
         roots: list[Path],
+        model: LLMAdapter | None = None,
     ) -> None:
+        """`model`: what answers sampling (None: the stack's adapter of the run asking)."""
         self.server, self.elicitation, self.sampling = server, elicitation, sampling
-        self.roots = roots
+        self.roots, self.model = roots, model
         self.counter = SamplingCounter()
         self._calls: dict[int, RunContext] = {}
         self._ids = itertools.count()
@@ -97,7 +99,7 @@ class Peer:
         self, context: ClientRequestContext, params: types.CreateMessageRequestParams
     ) -> types.CreateMessageResult | types.ErrorData:
         return await answer_sampling(
-            self.server, self.sampling, self.counter, self.current(), params
+            self.server, self.sampling, self.counter, self.current(), params, self.model
         )
 
     async def _roots(self, context: ClientRequestContext) -> types.ListRootsResult:

@@ -1,10 +1,11 @@
 """`sampling/createMessage`: a server asks the client's model for a completion.
 
-Answered by the stack's adapter (`ctx.stack.adapter`) of the run whose tool call is in
-flight, under a policy: `auto` answers, `ask` asks the person first (`ctx.ask`), `deny`
-refuses. Each request's `maxTokens` is cut to `max_tokens`, and requests are counted per tool
-call and per session: past either bound the server gets an error naming it
-(`SamplingLimitError`), so a server looping on sampling cannot spend the run's tokens.
+Answered by the model `sampling.adapter` configures (a part block like the stack's own
+`adapter:`, built once per toolset), else by the stack's adapter (`ctx.stack.adapter`) of the
+run whose tool call is in flight, under a policy: `auto` answers, `ask` asks the person first
+(`ctx.ask`), `deny` refuses. Each request's `maxTokens` is cut to `max_tokens`, and requests
+are counted per tool call and per session: past either bound the server gets an error naming
+it (`SamplingLimitError`), so a server looping on sampling cannot spend the run's tokens.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from mcp import types
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentframe_core import (
+    AdapterPart,
     AgentframeError,
     CompletionRequest,
+    LLMAdapter,
     Message,
     Question,
     RunContext,
@@ -37,7 +40,7 @@ class SamplingLimitError(AgentframeError):
 
 
 class SamplingOptions(BaseModel):
-    """`sampling: {policy, max_tokens, max_requests, max_session_requests}`"""
+    """`sampling: {policy, max_tokens, max_requests, max_session_requests, adapter}`"""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -52,6 +55,11 @@ class SamplingOptions(BaseModel):
     )
     max_session_requests: Annotated[int, Field(ge=0, le=10000)] = Field(
         default=20, description="Sampling requests all the calls of one session may make."
+    )
+    adapter: AdapterPart | None = Field(
+        default=None,
+        description="The model that answers (an adapter block, as `adapter:` at the top); "
+        "none: the stack's own.",
     )
 
 
@@ -105,8 +113,10 @@ async def answer_sampling(
     counter: SamplingCounter,
     call: tuple[int, RunContext] | None,
     params: types.CreateMessageRequestParams,
+    adapter: LLMAdapter | None = None,
 ) -> types.CreateMessageResult | types.ErrorData:
-    """The reply to one `sampling/createMessage`, or an error the server reads."""
+    """The reply to one `sampling/createMessage`, or an error the server reads. `adapter`:
+    the one `sampling.adapter` built (None: the stack's)."""
     if options.policy == "deny":
         log.info("MCP server %r asked for sampling: refused (sampling.policy: deny)", server)
         return _error("sampling is disabled by this client's policy (sampling.policy: deny)")
@@ -141,8 +151,7 @@ async def answer_sampling(
         if answer.action != "accept":
             log.info("MCP server %r: sampling %sd (%s)", server, answer.action, answer.reason)
             return _error(f"the user did not allow sampling ({answer.action})")
-    adapter = ctx.stack.adapter
-    completion = await adapter.complete(
+    completion = await (adapter or ctx.stack.adapter).complete(
         CompletionRequest(
             messages=messages,
             max_tokens=min(params.max_tokens, options.max_tokens),

@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp import types
 
-from agentframe_core import RunContext, Tool, ToolCall, ToolResult, redact_data
+from agentframe_core import Closeable, RunContext, Tool, ToolCall, ToolResult, redact_data
 
 from .connection import McpConnection, ServerUnavailableError, State
 from .names import exposed_name, unique_names
@@ -35,6 +35,8 @@ class McpToolset:
         """`base`: the folder of the config file holding the inline `servers`, which their
         relative paths mean (when None, the first run tells it: its stack's config file)."""
         self.options, self._cwd, self._base = options, cwd or Path.cwd(), base
+        sampling = options.sampling.adapter
+        self._sampling_model = sampling.build() if sampling is not None else None
         self.connections = self._connect()
         self._started = False
         self._start_lock = asyncio.Lock()
@@ -49,7 +51,13 @@ class McpToolset:
                 name,
                 config,
                 self.options,
-                peer=Peer(name, self.options.elicitation, self.options.sampling, roots),
+                peer=Peer(
+                    name,
+                    self.options.elicitation,
+                    self.options.sampling,
+                    roots,
+                    self._sampling_model,
+                ),
             )
             for name, config in servers.items()
         }
@@ -74,6 +82,13 @@ class McpToolset:
             ]
             await asyncio.gather(*waits)
             self._started = True
+
+    async def started(self, name: str, ctx: RunContext) -> McpConnection:
+        """The server `name` (a key of `connections`), started for the run `ctx` if it is not
+        running: its state says whether it is (a failure is logged, not raised)."""
+        self._learn_base(ctx)
+        await self.start(lambda server: server == name)
+        return self.connections[name]
 
     async def _try_start(self, connection: McpConnection) -> None:
         if connection.state is State.READY:
@@ -168,6 +183,8 @@ class McpToolset:
     async def aclose(self) -> None:
         """Close every server concurrently: each gets at most `close_timeout` (<= 2 s)."""
         await asyncio.gather(*(c.aclose() for c in self.connections.values()))
+        if isinstance(self._sampling_model, Closeable):
+            await self._sampling_model.aclose()
 
     def status(self) -> list[dict[str, Any]]:
         """Each server: its state, error, transport (secrets masked: env and header values
