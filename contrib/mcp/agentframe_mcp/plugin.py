@@ -1,15 +1,16 @@
-"""Registers `use: mcp`, the `agentframe mcp` commands and the doctor check."""
+"""Registers `use: mcp`, the `agentframe mcp` commands, the doctor check, servers' prompts as
+slash commands and `@server:uri` resource mentions in prompts."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentframe_core import Register, hookimpl
+from agentframe_core import HookVerdict, Register, RunContext, hookimpl
 
 from .options import McpOptions
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Awaitable, Callable
     from pathlib import Path
 
     import click
@@ -51,3 +52,19 @@ def agentframe_slash_commands(
     from .commands import slash_commands
 
     return slash_commands(cwd, tool_parts)
+
+
+@hookimpl
+def agentframe_prompt_submitted(ctx: RunContext, prompt: str) -> Awaitable[HookVerdict] | None:
+    """`@server:uri` mentions: the resources, read from the stack's servers, beside the prompt.
+    A prompt without `@...://`, or a stack without `use: mcp`, costs a substring test."""
+    if "@" not in prompt or "://" not in prompt:
+        return None
+    if not any(type(t).__module__.startswith("agentframe_mcp.") for t in ctx.stack.tools):
+        return None
+    from .mentions import read_mentions
+
+    async def read() -> HookVerdict:
+        return HookVerdict(context=await read_mentions(ctx, prompt) or "")
+
+    return read()
