@@ -3,8 +3,10 @@
 Listing starts the config's servers (only when commands are listed or one is invoked: a
 chat's `/help`, `agentframe commands list`, `/name ...`), at most LIST_TIMEOUT seconds in
 all, in a thread of its own (a chat's event loop may be running), and closes them; a server
-that does not start is a warning of the listing. Invoking a command starts its server again,
-renders the prompt (`prompts/get`) and closes it.
+that does not start is a warning of the listing. A listing in which every server answered is
+kept for LIST_CACHE_SECONDS, per process and per set of servers (same names, same commands,
+URLs and options), so a chat starts its servers once for `/help` and the commands after it.
+Invoking a command starts its server again, renders the prompt (`prompts/get`) and closes it.
 
 Arguments: `name=value` where `name` is one the prompt declares; any other word (shell
 quoting: `"two words"`) fills the next argument not yet given, in the order the prompt
@@ -18,6 +20,7 @@ import asyncio
 import re
 import shlex
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +37,8 @@ __all__ = ["MAX_COMMANDS", "MAX_PROMPT_CHARS", "parse_arguments", "slash_command
 
 #: Seconds the whole listing may take (every server's start and its prompts/list).
 LIST_TIMEOUT = 60.0
+#: Seconds a listing in which every server answered is reused.
+LIST_CACHE_SECONDS = 300.0
 #: Commands offered in all; more prompts are left out with a warning.
 MAX_COMMANDS = 500
 #: Characters a rendered prompt may have; a longer one is an error, not a prompt.
@@ -52,7 +57,43 @@ def slash_commands(cwd: Path, tool_parts: ToolParts) -> CommandScan:
         return CommandScan(errors=[f"mcp: {err}"])
     if not any(t.connections for t in toolsets):
         return CommandScan()
-    found: list[tuple[McpToolset, dict[str, Any]]] = []
+    key = _servers_key(cwd, toolsets)
+    cached = _LISTED.get(key)
+    errors: list[str]
+    if cached is not None and time.monotonic() - cached[0] < LIST_CACHE_SECONDS:
+        found, errors = cached[1], []
+    else:
+        found, errors = _listed(toolsets)
+        if not errors:
+            _LISTED[key] = (time.monotonic(), found)
+    commands: list[SlashCommand] = []
+    for toolset, prompt in found:
+        if len(commands) >= MAX_COMMANDS:
+            errors.append(f"mcp: more than {MAX_COMMANDS} prompts; the rest are left out")
+            break
+        commands.append(_command(toolset, cwd, prompt))
+    return CommandScan(commands=commands, errors=errors)
+
+
+Found = list[tuple[McpToolset, dict[str, Any]]]
+
+#: Listings in which every server answered: servers key -> (when, prompts).
+_LISTED: dict[str, tuple[float, Found]] = {}
+
+
+def _servers_key(cwd: Path, toolsets: list[McpToolset]) -> str:
+    """What the listing depends on: the folder, every server's name and configuration, and
+    the options its toolset runs it with (held in memory only: env values are secrets)."""
+    return f"{cwd.resolve()}\n" + "\n".join(
+        f"{name}={connection.config.model_dump_json()};{toolset.options.model_dump_json()}"
+        for toolset in toolsets
+        for name, connection in sorted(toolset.connections.items())
+    )
+
+
+def _listed(toolsets: list[McpToolset]) -> tuple[Found, list[str]]:
+    """Every prompt of every server (started now, in a thread, and closed), and the errors."""
+    found: Found = []
     errors: list[str] = []
 
     def work() -> None:
@@ -66,18 +107,10 @@ def slash_commands(cwd: Path, tool_parts: ToolParts) -> CommandScan:
     thread = threading.Thread(target=work, name="mcp-prompts", daemon=True)
     thread.start()
     thread.join(LIST_TIMEOUT + 10)
-    commands: list[SlashCommand] = []
-    for toolset, prompt in found:
-        if len(commands) >= MAX_COMMANDS:
-            errors.append(f"mcp: more than {MAX_COMMANDS} prompts; the rest are left out")
-            break
-        commands.append(_command(toolset, cwd, prompt))
-    return CommandScan(commands=commands, errors=errors)
+    return found, errors
 
 
-async def _gather(
-    toolsets: list[McpToolset], found: list[tuple[McpToolset, dict[str, Any]]], errors: list[str]
-) -> None:
+async def _gather(toolsets: list[McpToolset], found: Found, errors: list[str]) -> None:
     try:
         await asyncio.gather(*(t.start() for t in toolsets))
         for toolset in toolsets:

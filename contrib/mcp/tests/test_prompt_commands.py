@@ -87,3 +87,28 @@ def test_the_config_named_by_config_flag_is_the_one_listed(tmp_path: Path) -> No
     listed = run_cli(tmp_path, "--config", str(other), "commands", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     assert "greeter:greet" in [c["name"] for c in json.loads(listed.stdout)["commands"]]
+
+
+#: `python -c COUNTING STARTS SERVER`: SERVER, after adding a line to the file STARTS.
+COUNTING = (
+    "import runpy, sys; open(sys.argv[1], 'a').write('start\\n'); "
+    "sys.argv = sys.argv[2:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
+def test_a_listing_is_reused_while_the_servers_stay_the_same(tmp_path: Path) -> None:
+    """A chat's `/help` and the commands after it start the servers once."""
+    from agentframe_mcp.commands import slash_commands
+
+    starts = tmp_path / "starts"
+    server = {"command": sys.executable, "args": ["-c", COUNTING, str(starts), str(ASKING)]}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"ask": server}}))
+    first = slash_commands(tmp_path, lambda: ([], None))
+    again = slash_commands(tmp_path, lambda: ([], None))
+    assert [c.name for c in first.commands] == [c.name for c in again.commands] == ["ask:greet"]
+    assert starts.read_text().count("start") == 1
+    server["env"] = {"CHANGED": "1"}
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"ask": server}}))
+    changed = slash_commands(tmp_path, lambda: ([], None))
+    assert [c.name for c in changed.commands] == ["ask:greet"]
+    assert starts.read_text().count("start") == 2
