@@ -87,8 +87,16 @@ def _show_compaction(report: CompactionReport) -> None:
 
 
 def _show_event(kind: str, data: dict[str, Any]) -> None:
-    """One line per sub-agent, when it ends, and per MCP progress notification (other
-    progress events are for embedders)."""
+    """One line per sub-agent, when it ends, per MCP progress notification and per MCP
+    resource a prompt mentions (other progress events are for embedders)."""
+    if kind == "mcp_resource":
+        click.secho(
+            f"↳ read @{shown(str(data.get('server')))}:{shown(str(data.get('uri')))[:200]} "
+            f"({data.get('chars')} characters)",
+            fg="cyan",
+            err=True,
+        )
+        return
     if kind == "mcp_progress":
         total = data.get("total")
         done = f"{data.get('progress')}/{total}" if total else f"{data.get('progress')}"

@@ -38,6 +38,8 @@ def test_a_mentioned_resource_is_read_into_the_run(tmp_path: Path) -> None:
     cwd = project(tmp_path)
     text = session_text(cwd, "Summarise @ask:note://hello.")
     assert "[@ask:note://hello]" in text and "hello from a resource" in text
+    shown = run_cli(cwd, "run", "Summarise @ask:note://hello.")
+    assert "↳ read @ask:note://hello (" in shown.stderr, shown.stderr
 
 
 def test_what_cannot_be_read_is_named_and_the_rest_left_alone(tmp_path: Path) -> None:
