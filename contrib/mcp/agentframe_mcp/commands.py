@@ -163,6 +163,7 @@ def _command(toolset: McpToolset, cwd: Path, prompt: dict[str, Any]) -> SlashCom
         source=f"mcp:{server}",
         level="plugin",
         namespace=f"mcp {server}",
+        aliases=(f"mcp__{_UNSAFE.sub('-', server)}__{_UNSAFE.sub('-', name)}",),  # Claude Code's
         meta={"server": server, "prompt": name, "arguments": declared},
     )
 

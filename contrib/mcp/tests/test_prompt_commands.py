@@ -48,6 +48,9 @@ def test_prompts_are_listed_and_rendered_into_the_run(tmp_path: Path) -> None:
     first_user = next(e for e in entries if e["kind"] == "user")
     assert "Please greet Ada warmly." in json.dumps(first_user)
 
+    claude_code = run_cli(cwd, "run", "--json", "/mcp__ask__greet Grace")  # its spelling
+    assert claude_code.returncode == 0, claude_code.stderr
+
     missing = run_cli(cwd, "run", "/ask:greet")
     assert missing.returncode != 0
     assert "missing required argument(s): name" in missing.stderr
