@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
 from agentframe_mcp.mentions import MAX_MENTIONS, Mention, find_mentions
+from projects import scripted_project  # a helper beside the tests
 
 from agentframe_core.testing import run_cli
 
@@ -16,14 +16,7 @@ ASKING = Path(__file__).parent / "servers" / "asking.py"
 
 
 def project(tmp_path: Path) -> Path:
-    servers = {"ask": {"command": sys.executable, "args": [str(ASKING)]}}
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    config = {
-        "adapter": {"use": "scripted", "replies": ["done"]},
-        "tools": [{"use": "mcp", "startup_timeout": 20}],
-    }
-    (tmp_path / "agentframe.yaml").write_text(yaml.safe_dump(config))
-    return tmp_path
+    return scripted_project(tmp_path, {"ask": {"command": sys.executable, "args": [str(ASKING)]}})
 
 
 def session_text(cwd: Path, prompt: str) -> str:

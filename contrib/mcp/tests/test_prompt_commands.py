@@ -6,26 +6,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 from agentframe_mcp.commands import parse_arguments
+from projects import scripted_project as project  # a helper beside the tests
 
 from agentframe_core import CommandError
 from agentframe_core.testing import run_cli
 
 ASKING = Path(__file__).parent / "servers" / "asking.py"
-
-
-def project(tmp_path: Path, servers: dict[str, Any]) -> Path:
-    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    config = {
-        "adapter": {"use": "scripted", "replies": ["done"]},
-        "tools": [{"use": "mcp", "startup_timeout": 20}],
-    }
-    (tmp_path / "agentframe.yaml").write_text(yaml.safe_dump(config))
-    return tmp_path
 
 
 def test_prompts_are_listed_and_rendered_into_the_run(tmp_path: Path) -> None:
