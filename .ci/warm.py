@@ -9,21 +9,31 @@ again and fails with the reason.
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 import time
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "contrib" / "mcp" / "tests"), str(ROOT / "contrib" / "otel" / "tests")]
 
-from conformance_suite import install  # noqa: E402  (the tests' own installers)
 
-from conftest import phoenix_python  # noqa: E402
+def _module(name: str, path: Path) -> ModuleType:
+    """A test helper module, by its path (two test folders have a `conftest`)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def main() -> int:
+    suite = _module("conformance_suite", ROOT / "contrib/mcp/tests/conformance_suite.py")
+    receiver = _module("otel_conftest", ROOT / "contrib/otel/tests/conftest.py")
     failed = 0
-    for name, fetch in (("MCP conformance suite", install), ("Phoenix", phoenix_python)):
+    for name, fetch in (
+        ("MCP conformance suite", suite.install),
+        ("Phoenix", receiver.phoenix_python),
+    ):
         started = time.monotonic()
         try:
             fetch()
