@@ -332,3 +332,22 @@ def test_a_plugins_block_is_checked_with_file_line_and_field(tmp_path: Path) -> 
     assert validate_block({}, "mine", _Block).size == 1  # absent: the defaults
     with pytest.raises(ConfigError, match=r"valid options: size$"):
         validate_block({"mine": {"zzz": 1}}, "mine", _Block)  # no file: no line
+
+
+async def test_the_kernel_leaves_the_telemetry_block_to_agentframe_otel(
+    host: PluginHost, tmp_path: Path
+) -> None:
+    """Without agentframe-otel (whose stack hook checks the block) a config with a block
+    that plugin would refuse still loads and runs: the kernel reads only `enabled` and
+    `capture_content`, as it leaves `serve:` to agentframe-serve."""
+    from agentframe_core import Session, Stack
+
+    path = write(
+        tmp_path,
+        "adapter: {use: scripted, replies: [Hi.]}\nstore: memory\n"
+        "telemetry: {keep_days: 0, endpoin: somewhere, capture_content: true}\n",
+    )
+    config = load_config(host, path)
+    parts = (config.adapter.build(), config.store.build(), config.context.build())
+    async with Stack(*parts, config=config) as stack:
+        assert (await Session(stack).run("hello")).reply == "Hi."
