@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         load_config,
         load_part,
         read_config,
+        validate_block,
         validate_config,
         validate_part,
     )
@@ -238,6 +239,7 @@ _LAZY = {
     "read_config": ".assembly.config",
     "validate_config": ".assembly.config",
     "validate_part": ".assembly.config",
+    "validate_block": ".assembly.config",
     "load_part": ".assembly.config",
     "PluginHost": ".assembly.plugins",
     "cache_dir": ".assembly.plugins",
@@ -378,6 +380,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "read_config",
     "validate_config",
     "validate_part",
+    "validate_block",
     "load_part",
     "PluginHost",
     "cache_dir",

@@ -8,8 +8,9 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
-from agentframe_core.assembly.config import load_config, read_config, validate_part
+from agentframe_core.assembly.config import load_config, read_config, validate_block, validate_part
 from agentframe_core.assembly.plugins import PluginHost
 from agentframe_core.contract.configtypes import Limits
 from agentframe_core.contract.errors import ConfigError
@@ -305,3 +306,48 @@ def test_validate_part_checks_one_part_only(host: PluginHost, tmp_path: Path) ->
     path.write_text("store: {use: no-such-store}\nadapter: {use: scripted, replies: [hi]}\n")
     assert validate_part(host, read_config(path), Kind.ADAPTER).options.replies == ["hi"]
     assert validate_part(host, read_config(path), Kind.CONTEXT).name == "verbatim"
+
+
+class _Block(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    size: PositiveInt = 1
+    retired: None = Field(default=None, exclude=True)
+
+
+def test_a_plugins_block_is_checked_with_file_line_and_field(tmp_path: Path) -> None:
+    """As a part's options are: `serve:` and `telemetry:` had no line, or were a warning."""
+    path = write(
+        tmp_path,
+        "adapter: scripted\nmine:\n  size: 1\nprofiles:\n  big:\n    mine:\n"
+        "      size: 0\n      sise: 2\n",
+    )
+    located = read_config(path, "big")
+    with pytest.raises(ConfigError) as caught:
+        validate_block(located.data, "mine", _Block, path, "big")
+    assert [str(issue) for issue in caught.value.issues] == [
+        f"{path}:7: mine.size: Input should be greater than 0",
+        f"{path}:8: mine.sise: unknown option (did you mean 'size'?)",
+    ]
+    assert validate_block(read_config(path).data, "mine", _Block, path).size == 1
+    assert validate_block({}, "mine", _Block).size == 1  # absent: the defaults
+    with pytest.raises(ConfigError, match=r"valid options: size$"):
+        validate_block({"mine": {"zzz": 1}}, "mine", _Block)  # no file: no line
+
+
+async def test_the_kernel_leaves_the_telemetry_block_to_agentframe_otel(
+    host: PluginHost, tmp_path: Path
+) -> None:
+    """Without agentframe-otel (whose stack hook checks the block) a config with a block
+    that plugin would refuse still loads and runs: the kernel reads only `enabled` and
+    `capture_content`, as it leaves `serve:` to agentframe-serve."""
+    from agentframe_core import Session, Stack
+
+    path = write(
+        tmp_path,
+        "adapter: {use: scripted, replies: [Hi.]}\nstore: memory\n"
+        "telemetry: {keep_days: 0, endpoin: somewhere, capture_content: true}\n",
+    )
+    config = load_config(host, path)
+    parts = (config.adapter.build(), config.store.build(), config.context.build())
+    async with Stack(*parts, config=config) as stack:
+        assert (await Session(stack).run("hello")).reply == "Hi."

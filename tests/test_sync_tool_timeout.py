@@ -1,41 +1,51 @@
 """A timed-out sync tool frees the run and the process; `isolate: true` also stops it
-(issue 12, item 9). Real `agentframe run` processes."""
+(issue 12, item 9). Real `agentframe run` processes.
+
+The tool blocks until a writer opens its FIFO, which no one does: it never ends by itself,
+so no timing margin decides these tests. A process that waited for it would never exit (the
+subprocess timeout fails the test); a tool still alive after its run is seen at once, by
+opening the FIFO for writing without blocking (it fails with ENXIO only when no one holds
+the FIFO open for reading)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-NAPPER = '''
-import pathlib, time
+TOOLS = '''
+import pathlib
 
-def nap(seconds: float, mark: str) -> str:
-    """Sleep, then leave a mark."""
-    time.sleep(seconds)
-    pathlib.Path(mark).write_text("the nap finished")
+def wait_for(fifo: str, mark: str) -> str:
+    """Wait for a writer on the FIFO (none comes), then leave a mark."""
+    with open(fifo):
+        pathlib.Path(mark).write_text("released")
+    return "released"
+
+def rest(mark: str) -> str:
+    """Leave a mark at once."""
+    pathlib.Path(mark).write_text("rested")
     return "rested"
 '''
 
-
-ISOLATE = ", isolate: true"
-#: The tool sleeps this long: a process that waited for it cannot end sooner, however slow the
-#: machine (start-up included), so returning sooner proves it did not wait.
-NAP = 10
+#: Long enough for a loaded machine to start `agentframe run`; a process that waited for the
+#: blocked tool would reach it, one that did not returns long before.
+PROCESS_TIMEOUT = 180
 
 
-def _run(tmp_path: Path, isolate: bool, script: str | None = None) -> tuple[float, dict, Path]:
-    (tmp_path / "napper.py").write_text(NAPPER)
-    mark = tmp_path / "mark"
+def _run(
+    tmp_path: Path, call: str, tool: str, options: str = "", script: str | None = None
+) -> dict:
+    (tmp_path / "blocking.py").write_text(TOOLS)
     (tmp_path / "agentframe.yaml").write_text(
         "adapter:\n  use: scripted\n  replies:\n"
-        f"    - tool_calls: [{{name: nap, arguments: {{seconds: {NAP}, mark: {mark}}}}}]\n"
+        f"    - tool_calls: [{{name: {tool}, arguments: {call}}}]\n"
         "    - done\n"
         f"store: {{use: jsonl, dir: {tmp_path}/s}}\n"
-        f"tools: [{{use: functions, import: ['napper:nap']{ISOLATE if isolate else ''}}}]\n"
+        f"tools: [{{use: functions, import: ['blocking:{tool}']{options}}}]\n"
         "limits: {tool_timeout: 1}\n"
     )
     env = {
@@ -43,60 +53,71 @@ def _run(tmp_path: Path, isolate: bool, script: str | None = None) -> tuple[floa
         "PYTHONPATH": str(tmp_path),
         "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache"),
     }
-    argv = [sys.executable, "-m", "agentframe_core", "run", "--json", "nap"]
+    argv = [sys.executable, "-m", "agentframe_core", "run", "--json", "go"]
     if script is not None:
         argv = [sys.executable, "-c", script]
-    started = time.monotonic()
-    done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
-    elapsed = time.monotonic() - started
+    done = subprocess.run(
+        argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=PROCESS_TIMEOUT
+    )
     assert done.returncode == 0, done.stderr
-    return elapsed, json.loads(done.stdout), mark
+    return json.loads(done.stdout)
+
+
+def _blocked(tmp_path: Path, options: str = "", script: str | None = None) -> tuple[dict, Path]:
+    fifo, mark = tmp_path / "fifo", tmp_path / "mark"
+    os.mkfifo(fifo)
+    call = f"{{fifo: {fifo}, mark: {mark}}}"
+    return _run(tmp_path, call, "wait_for", options, script), fifo
+
+
+def _someone_reads(fifo: Path) -> bool:
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError as err:
+        if err.errno == errno.ENXIO:
+            return False
+        raise
+    return True
 
 
 def test_a_timed_out_sync_tool_does_not_hold_the_process(tmp_path: Path) -> None:
-    elapsed, result, _ = _run(tmp_path, isolate=False)
+    result, _ = _blocked(tmp_path)
     assert result["reply"] == "done"
     assert "timed out after 1 s" in result["tool_calls"][0]["result"]
-    assert elapsed < NAP, f"the process waited {elapsed:.1f} s for the {NAP} s tool"
+    assert not (tmp_path / "mark").exists()
 
 
 def test_the_facade_returns_when_a_sync_tool_times_out(tmp_path: Path) -> None:
     script = (
         "import json, agentframe_core\n"
-        "r = agentframe_core.run('nap')\n"
+        "r = agentframe_core.run('go')\n"
         'print(json.dumps({"reply": r.reply}))\n'
     )
-    elapsed, result, _ = _run(tmp_path, isolate=False, script=script)
-    assert result["reply"] == "done" and elapsed < NAP, elapsed
+    result, _ = _blocked(tmp_path, script=script)
+    assert result["reply"] == "done"
 
 
 def test_an_isolated_sync_tool_is_killed_at_its_timeout(tmp_path: Path) -> None:
-    elapsed, result, mark = _run(tmp_path, isolate=True)
+    result, fifo = _blocked(tmp_path, options=", isolate: true")
     assert "timed out after 1 s" in result["tool_calls"][0]["result"]
-    assert elapsed < NAP, elapsed
-    time.sleep(NAP + 1 - elapsed)  # past the moment the nap would have ended
-    assert not mark.exists(), "the isolated tool ran on after its timeout"
+    assert not _someone_reads(fifo), "the isolated tool ran on after its timeout"
+    assert not (tmp_path / "mark").exists()
+
+
+def test_the_fifo_check_sees_a_reader(tmp_path: Path) -> None:
+    """The check above can fail: while anyone holds the FIFO open for reading, it is seen."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert not _someone_reads(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        assert _someone_reads(fifo)
+    finally:
+        os.close(reader)
 
 
 def test_an_isolated_tool_returns_its_result(tmp_path: Path) -> None:
-    (tmp_path / "napper.py").write_text(NAPPER)
     mark = tmp_path / "mark"
-    (tmp_path / "agentframe.yaml").write_text(
-        "adapter:\n  use: scripted\n  replies:\n"
-        f"    - tool_calls: [{{name: nap, arguments: {{seconds: 0, mark: {mark}}}}}]\n"
-        "    - done\n"
-        f"store: {{use: jsonl, dir: {tmp_path}/s}}\n"
-        "tools: [{use: functions, import: ['napper:nap'], isolate: true}]\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "AGENTFRAME_CACHE_DIR": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-m", "agentframe_core", "run", "--json", "nap"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["tool_calls"][0]["result"] == "rested"
-    assert mark.read_text() == "the nap finished"
+    result = _run(tmp_path, f"{{mark: {mark}}}", "rest", ", isolate: true")
+    assert result["tool_calls"][0]["result"] == "rested"
+    assert mark.read_text() == "rested"

@@ -16,8 +16,9 @@ import re
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from ..contract.configtypes import Config, Limits, PartConfig
@@ -38,8 +39,11 @@ __all__ = [
     "load_part",
     "load_part_lists",
     "read_config",
+    "validate_block",
     "validate_part",
 ]
+
+BlockModel = TypeVar("BlockModel", bound=BaseModel)
 
 CONFIG_ENV = "AGENTFRAME_CONFIG"
 PROFILE_ENV = "AGENTFRAME_PROFILE"
@@ -242,6 +246,29 @@ def validate_config(host: PluginHost, located: Located) -> Config:
         limits=limits,
         data=data,
     )
+
+
+def validate_block(
+    data: Mapping[str, Any],
+    key: str,
+    model: type[BlockModel],
+    file: Path | None = None,
+    profile: str | None = None,
+) -> BlockModel:
+    """A plugin's top-level block (`serve:`, `telemetry:`), `data[key]` (absent or empty: the
+    defaults), validated by `model`; else a ConfigError whose issues name the file, the line
+    (read again from `file` with `profile`) and the field, as a part's options' do. A field
+    with `exclude=True` (a removed setting that explains itself) is not offered as valid."""
+    try:
+        return model.model_validate(data.get(key) or {})
+    except PydanticValidationError as err:
+        try:
+            located = read_config(file, profile) if file is not None else None
+        except ConfigError:  # changed or gone since: the issues without their lines
+            located = None
+        where = located or Located({}, {}, file)
+        offered = {name: f for name, f in model.model_fields.items() if not f.exclude}
+        raise ConfigError(_pydantic_issues(err, (key,), where, offered)) from None
 
 
 def load_part_lists(

@@ -53,12 +53,13 @@ def sessions() -> None:
 @click.option(
     "--children", is_flag=True, help="Only sessions started by another (sub-agents), with it."
 )
+@click.option("--all", "every", is_flag=True, help="Plugins' records too (ids starting with `~`).")
 @pass_app
-def list_(app: App, as_json: bool, children: bool) -> None:
-    """Every session, most recently updated first."""
+def list_(app: App, as_json: bool, children: bool, every: bool) -> None:
+    """Every conversation, most recently updated first (with --all, plugins' records too)."""
 
     async def work(store: Store) -> list[tuple[SessionInfo, dict[str, str] | None]]:
-        infos = await store.sessions()
+        infos = [info for info in await store.sessions() if every or not info.is_record]
         if not children:
             return [(info, None) for info in infos]
         linked = [(info, parent_link(await store.context(info.id))) for info in infos]
@@ -108,15 +109,16 @@ def find_session(ids: list[str], wanted: str) -> str:
 
 
 def last_session(app: App) -> str:
-    """The id of the store's most recently updated session (`--last`)."""
+    """The id of the store's most recently updated conversation (`--last`)."""
+    return with_store(app, _last)
 
-    async def work(store: Store) -> list[SessionInfo]:
-        return await store.sessions()
 
-    found = with_store(app, work)
-    if not found:
+async def _last(store: Store) -> str:
+    """The newest conversation: never a plugin's record, however recently it was written."""
+    found = next((info.id for info in await store.sessions() if not info.is_record), None)
+    if found is None:
         raise click.ClickException("--last: the store holds no session yet")
-    return found[0].id
+    return found
 
 
 last_option = click.option(
@@ -136,10 +138,10 @@ def show(app: App, session_id: str | None, last: bool, as_json: bool) -> None:
         raise click.UsageError("give a SESSION_ID or --last (not both)")
 
     async def work(store: Store) -> tuple[str, list[Any]]:
-        infos = await store.sessions()
-        if last and not infos:
-            raise click.ClickException("--last: the store holds no session yet")
-        found = infos[0].id if last else find_session([i.id for i in infos], session_id or "")
+        if last:
+            found = await _last(store)
+        else:
+            found = find_session([i.id for i in await store.sessions()], session_id or "")
         return found, await store.context(found)
 
     shown_id, entries = with_store(app, work)
@@ -335,7 +337,8 @@ def prune(
     as_json: bool,
 ) -> None:
     """Delete old sessions. With both rules, a session either rule selects is deleted: keep at
-    most N sessions, none older than AGE."""
+    most N sessions, none older than AGE. Plugins' records (ids starting with `~`) are not
+    counted by --keep-last; they go once older than every session kept, or than AGE."""
     from ..contract.protocols import PrunableStore
 
     if older_than is None and keep_last is None and not vacuum:

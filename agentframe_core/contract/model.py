@@ -129,6 +129,11 @@ class Compaction:
             object.__setattr__(self, "subsumes", frozenset(self.subsumes))
 
 
+#: The first character of the id of a session that holds a plugin's record, not a conversation
+#: (`~serve.response.<key>.<id>`): docs/plugin-authoring.md, Store.
+RECORD_PREFIX = "~"
+
+
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
     id: str
@@ -136,6 +141,12 @@ class SessionInfo:
     updated_at: int
     entries: int
     title: str | None = None
+
+    @property
+    def is_record(self) -> bool:
+        """A plugin's record kept as a session (its id starts with `~`), not a conversation:
+        `sessions list` hides it, `--last` never picks it, `prune --keep-last` does not count it."""
+        return self.id.startswith(RECORD_PREFIX)
 
 
 def session_title(entry: Entry) -> str | None:

@@ -727,6 +727,24 @@ class StoreConformance(LeaseConformance):
         deleted = await store.prune(keep_last=0)
         assert sorted(deleted) == sorted(sids[2:]), "prune(keep_last=0) must delete every session"
 
+    async def test_prune_keep_last_counts_conversations_not_records(self, store: Store) -> None:
+        """A plugin's record (an id starting with `~`) takes no conversation's place, and goes
+        once it is older than every conversation kept (`sessions_to_prune`)."""
+        if not isinstance(store, PrunableStore):
+            _lacks(store, "PrunableStore")
+        older, old_record, newer, record = _sid(), f"~{_sid()}", _sid(), f"~{_sid()}"
+        for sid in (older, old_record, newer, record):
+            await store.append(sid, _entry(content=sid))
+        deleted = await store.prune(keep_last=2)
+        assert deleted == [], (
+            f"prune(keep_last=2) of 2 conversations and 2 records deleted {deleted}"
+        )
+        deleted = await store.prune(keep_last=1)
+        assert sorted(deleted) == sorted([older, old_record]), (
+            "prune(keep_last=1) must delete the older conversation and the record older than "
+            f"the one kept, not the newer record; it deleted {deleted}"
+        )
+
     async def test_prune_older_than(self, store: Store) -> None:
         if not isinstance(store, PrunableStore):
             _lacks(store, "PrunableStore")

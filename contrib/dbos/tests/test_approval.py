@@ -5,18 +5,15 @@ the result, and the run answers with it."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agentframe_adapter_openai.testing import Action, ScriptedServer
 
-AGENTFRAME = Path(sys.executable).with_name("agentframe")
 HERE = Path(__file__).parent
 
 
@@ -29,37 +26,15 @@ def server() -> Iterator[ScriptedServer]:
 
 
 def test_a_parked_call_waits_across_a_worker_crash_for_its_sent_result(
-    tmp_path: Path, server: ScriptedServer
+    tmp_path: Path, server: ScriptedServer, agentframe: Any
 ) -> None:
-    cfg = tmp_path / "agentframe.yaml"
-    cfg.write_text(
+    agentframe.cfg.write_text(
         f"adapter: {{use: openai, base_url: '{server.url}', model: scripted-model}}\n"
         f"store: {{use: sqlite, path: {tmp_path / 'sessions.db'}}}\n"
         "tools: [{use: functions, import: ['approvals:request_approval']}]\n"
     )
-    env = {
-        **os.environ,
-        "AGENTFRAME_DBOS_URL": f"sqlite:///{tmp_path / 'dbos.sqlite'}",
-        "HOME": str(tmp_path),
-        "PYTHONPATH": str(HERE),
-    }
-
-    def agentframe(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [AGENTFRAME, "--config", cfg, *args]
-        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
-
-    def start_worker() -> subprocess.Popen[str]:
-        worker = subprocess.Popen(
-            [AGENTFRAME, "--config", cfg, "worker", "--poll-interval", "0.2"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert worker.stderr is not None and worker.stderr.readline().startswith("worker")
-        return worker
-
-    worker = start_worker()
+    agentframe.env["PYTHONPATH"] = str(HERE)
+    worker = agentframe.start_worker()
     try:
         workflow_id = agentframe("submit", "-s", "S", "Approve the refund.").stdout.strip()
         deadline = time.monotonic() + 60
@@ -70,16 +45,12 @@ def test_a_parked_call_waits_across_a_worker_crash_for_its_sent_result(
     finally:
         worker.send_signal(signal.SIGKILL)
         worker.wait(30)
-    worker = start_worker()  # recovers the run, which waits again
-    try:
+    with agentframe.worker():  # recovers the run, which waits again
         sent = agentframe("send", workflow_id, waiting["call_id"], "Approved by Ada.")
         assert sent.returncode == 0, sent.stderr
         done = agentframe("result", workflow_id)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "The refund is approved."
-    finally:
-        worker.terminate()
-        worker.wait(30)
     assert len(server.requests) == 2  # the model was not asked again after the crash
     tool_messages = [m for m in server.requests[1]["body"]["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == ["Approved by Ada."]

@@ -9,37 +9,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 AGENTFRAME = Path(sys.executable).with_name("agentframe")
 
 
-def test_a_running_run_shows_its_status_and_is_cancelled(tmp_path: Path) -> None:
-    cfg = tmp_path / "agentframe.yaml"
-    cfg.write_text(
+def test_a_running_run_shows_its_status_and_is_cancelled(tmp_path: Path, agentframe: Any) -> None:
+    agentframe.cfg.write_text(
         "adapter: {use: scripted, replies: [{content: never seen, delay: 60}]}\n"
         f"store: {{use: sqlite, path: {tmp_path / 'sessions.db'}}}\n"
     )
-    env = {
-        **os.environ,
-        "AGENTFRAME_DBOS_URL": f"sqlite:///{tmp_path / 'dbos.sqlite'}",
-        "HOME": str(tmp_path),
-    }
-
-    def agentframe(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [AGENTFRAME, "--config", cfg, *args]
-        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
-
     missing = agentframe("submit", "-s", "S", "hello")
     assert missing.returncode == 1 and "start `agentframe worker` once" in missing.stderr
-    worker = subprocess.Popen(
-        [AGENTFRAME, "--config", cfg, "worker", "--poll-interval", "0.2"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert worker.stderr is not None and worker.stderr.readline().startswith("worker local")
+    with agentframe.worker():
         workflow_id = agentframe("submit", "-s", "S", "hello").stdout.strip()
         deadline = time.monotonic() + 60
         while "load_history" not in (shown := agentframe("status", workflow_id).stdout):
@@ -52,38 +34,18 @@ def test_a_running_run_shows_its_status_and_is_cancelled(tmp_path: Path) -> None
         unknown = agentframe("status", "no-such-run")
         assert unknown.returncode == 1 and "no-such-run" in unknown.stderr
         assert "Traceback" not in unknown.stderr + missing.stderr
-    finally:
-        worker.terminate()
-        worker.wait(30)
 
 
-def test_commands_on_a_finished_run_and_a_missing_config_are_errors(tmp_path: Path) -> None:
+def test_commands_on_a_finished_run_and_a_missing_config_are_errors(
+    tmp_path: Path, agentframe: Any
+) -> None:
     """issue 23 #15: `send` to a finished run said `sent`, `cancel` of one said `cancelled`,
     and `submit -c /missing` exited 0."""
-    cfg = tmp_path / "agentframe.yaml"
-    cfg.write_text(
+    agentframe.cfg.write_text(
         "adapter: {use: scripted, replies: [All done.]}\n"
         f"store: {{use: sqlite, path: {tmp_path / 'sessions.db'}}}\n"
     )
-    env = {
-        **os.environ,
-        "AGENTFRAME_DBOS_URL": f"sqlite:///{tmp_path / 'dbos.sqlite'}",
-        "HOME": str(tmp_path),
-    }
-
-    def agentframe(*args: str, config: Path = cfg) -> subprocess.CompletedProcess[str]:
-        command = [AGENTFRAME, "--config", config, *args]
-        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
-
-    worker = subprocess.Popen(
-        [AGENTFRAME, "--config", cfg, "worker", "--poll-interval", "0.2"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert worker.stderr is not None and worker.stderr.readline().startswith("worker local")
+    with agentframe.worker():
         missing = agentframe("submit", "-s", "S", "hello", config=tmp_path / "missing.yaml")
         assert missing.returncode != 0 and "missing.yaml" in missing.stderr
         workflow_id = agentframe("submit", "-s", "S", "hello").stdout.strip()
@@ -97,9 +59,6 @@ def test_commands_on_a_finished_run_and_a_missing_config_are_errors(tmp_path: Pa
         assert json.loads(agentframe("status", workflow_id).stdout)["status"].endswith("SUCCESS")
         for result in (missing, sent, cancelled):
             assert "Traceback" not in result.stderr
-    finally:
-        worker.terminate()
-        worker.wait(30)
 
 
 def test_an_unreachable_postgres_system_database_is_one_line(tmp_path: Path) -> None:

@@ -4,17 +4,14 @@ its checkpointed step (a real worker on SQLite, spans kept by agentframe-otel's 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
-AGENTFRAME = Path(sys.executable).with_name("agentframe")
 
-
-def test_the_workflow_and_its_steps_are_spans_around_the_run(tmp_path: Path) -> None:
-    cfg = tmp_path / "agentframe.yaml"
-    cfg.write_text(
+def test_the_workflow_and_its_steps_are_spans_around_the_run(
+    tmp_path: Path, agentframe: Any
+) -> None:
+    agentframe.cfg.write_text(
         "adapter:\n  use: scripted\n  replies:\n"
         "    - tool_calls: [{name: add, arguments: {a: 2, b: 3}}]\n"
         "    - The sum is 5.\n"
@@ -22,31 +19,10 @@ def test_the_workflow_and_its_steps_are_spans_around_the_run(tmp_path: Path) -> 
         "tools: [{use: functions, import: ['agentframe_core.examples:add']}]\n"
         "telemetry: {}\n"
     )
-    env = {
-        **os.environ,
-        "AGENTFRAME_DBOS_URL": f"sqlite:///{tmp_path / 'dbos.sqlite'}",
-        "HOME": str(tmp_path),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-    }
-
-    def agentframe(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [AGENTFRAME, "--config", cfg, *args]
-        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
-
-    worker = subprocess.Popen(
-        [AGENTFRAME, "--config", cfg, "worker", "--poll-interval", "0.2"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert worker.stderr is not None and worker.stderr.readline().startswith("worker local")
+    agentframe.env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    with agentframe.worker():  # stopped before `trace show`: a stopping worker flushes its spans
         workflow_id = agentframe("submit", "-s", "S", "add").stdout.strip()
         assert agentframe("result", workflow_id).stdout.strip() == "The sum is 5."
-    finally:
-        worker.terminate()
-        worker.wait(30)  # a stopping worker flushes its spans
     shown = agentframe("trace", "show", "S", "--json")
     assert shown.returncode == 0, shown.stderr
     (trace,) = json.loads(shown.stdout)["traces"]

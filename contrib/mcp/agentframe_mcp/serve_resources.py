@@ -57,6 +57,7 @@ class ServedResources:
                 mime_type="application/json",
             )
             for info in await self.store.sessions()
+            if not info.is_record
         ]
         listed = [*agents, *sessions]
         page = listed[start : start + PAGE]
@@ -126,7 +127,7 @@ class ServedResources:
         values: list[str] = []
         if isinstance(ref, types.ResourceTemplateReference):
             if ref.uri == SESSIONS_TEMPLATE and argument.name == "id":
-                values = [s.id for s in await self.store.sessions()]
+                values = [s.id for s in await self.store.sessions() if not s.is_record]
             elif ref.uri == AGENTS_TEMPLATE and argument.name == "name":
                 values = list(self.agents)
         matching = [v for v in values if v.startswith(argument.value)]

@@ -18,6 +18,8 @@ from mcp.shared.exceptions import MCPError
 
 from agentframe_core import (
     AgentDefinition,
+    Entry,
+    EntryKind,
     FunctionToolset,
     MemoryStore,
     Question,
@@ -162,11 +164,13 @@ async def test_each_agent_is_a_prompt_with_its_instructions_and_the_task(serve: 
 async def test_sessions_and_agents_are_resources_with_templates_and_completion(
     serve: Serve,
 ) -> None:
-    server, _ = serve(ADD, "2 + 3 = 5.")
+    server, store = serve(ADD, "2 + 3 = 5.")
     async with Client(server.server(), mode="legacy") as client:
         done = await client.call_tool("helper", {"task": "2+3?"})
         assert done.meta is not None
         session_id = done.meta["agentframe"]["session_id"]
+        record = Entry(kind=EntryKind.NOTIFICATION, tag="serve-task", meta={"value": {}})
+        await store.append(f"~serve.task.local.{session_id}", record)  # a record, not offered
 
         listed = await client.list_resources()
         assert [str(r.uri) for r in listed.resources] == [
@@ -201,6 +205,8 @@ async def test_sessions_and_agents_are_resources_with_templates_and_completion(
         sessions = types.ResourceTemplateReference(uri="agentframe://sessions/{id}")
         completed = await client.complete(sessions, {"name": "id", "value": session_id[:3]})
         assert completed.completion.values == [session_id]
+        every = await client.complete(sessions, {"name": "id", "value": ""})
+        assert every.completion.values == [session_id]
         agents = types.ResourceTemplateReference(uri="agentframe://agents/{name}")
         assert (
             await client.complete(agents, {"name": "name", "value": "he"})

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from agentframe_core import hookimpl
 
+from .settings import parse_settings
 from .setup import install
 
 if TYPE_CHECKING:
@@ -17,8 +18,11 @@ if TYPE_CHECKING:
 
 @hookimpl
 def agentframe_stack_built(config: Config) -> None:
+    """A wrong `telemetry:` block stops the build with a config error (file, line, field), as
+    any wrong option does: tracing silently off is found only when the traces are missing."""
+    settings = parse_settings(config.data, config.file, config.profile)
     block = config.data.get("telemetry")
-    install(block if isinstance(block, dict) else None)
+    install(block if isinstance(block, dict) else None, settings)
 
 
 @hookimpl

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
-from agentframe_core import ConfigError, ConfigIssue, data_dir
+from agentframe_core import data_dir, validate_block
 
 __all__ = ["TelemetrySettings", "asked_for", "parse_settings"]
 
@@ -62,20 +63,12 @@ class TelemetrySettings(BaseModel):
         return f"{base.rstrip('/')}/v1/metrics" if base else None
 
 
-def parse_settings(block: Any, file: Path | None = None) -> TelemetrySettings:
-    """The validated block, or a ConfigError naming the field."""
-    try:
-        return TelemetrySettings.model_validate(block or {})
-    except ValidationError as err:
-        issues = [
-            ConfigIssue(
-                file,
-                "telemetry." + ".".join(str(p) for p in e["loc"]),
-                e["msg"],
-            )
-            for e in err.errors()
-        ]
-        raise ConfigError(issues) from None
+def parse_settings(
+    data: Mapping[str, Any], file: Path | None = None, profile: str | None = None
+) -> TelemetrySettings:
+    """The validated `telemetry:` block of a config's `data`, or a ConfigError naming the
+    file, line and field."""
+    return validate_block(data, "telemetry", TelemetrySettings, file, profile)
 
 
 def asked_for(block: dict[str, Any] | None) -> bool:

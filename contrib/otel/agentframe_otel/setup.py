@@ -13,9 +13,7 @@ import os
 import sqlite3
 from typing import Any
 
-from agentframe_core import AgentframeError, redact_text
-
-from .settings import TelemetrySettings, asked_for, parse_settings
+from .settings import TelemetrySettings, asked_for
 
 __all__ = ["install", "installed"]
 
@@ -29,16 +27,11 @@ def installed() -> TelemetrySettings | None:
     return _installed[0] if _installed else None
 
 
-def install(block: dict[str, Any] | None) -> None:
-    """Install the providers for this `telemetry:` block, if tracing is asked for and none
-    were installed yet (called as a stack is built: it never raises into the build;
-    the SDK is imported only then, so a stack that asks for nothing does not pay for it)."""
+def install(block: dict[str, Any] | None, settings: TelemetrySettings) -> None:
+    """Install the providers for this `telemetry:` block (validated: `settings`), if tracing
+    is asked for and none were installed yet (called as a stack is built; the SDK is imported
+    only then, so a stack that asks for nothing does not pay for it)."""
     if _installed or not asked_for(block):
-        return
-    try:
-        settings = parse_settings(block)
-    except AgentframeError as err:
-        log.warning("telemetry is off: %s", redact_text(str(err)))
         return
     _installed.append(settings)
     from opentelemetry import metrics, trace

@@ -225,8 +225,8 @@ def read_traces(
     agentframe.yaml whose `telemetry:` block says where the store is (default: the one in
     force)."""
     file = find_config_file(config)
-    block = read_config(file).data.get("telemetry") if file is not None else None
-    path = parse_settings(block, file).store_file()
+    data = read_config(file).data if file is not None else {}
+    path = parse_settings(data, file).store_file()
     if not path.is_file():
         return {"traces": []}
     store = TraceStore(path)

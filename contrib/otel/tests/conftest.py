@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agentframe_otel.testing import span_exporter  # noqa: F401 (a fixture)
 
 from agentframe_core import cache_dir
 

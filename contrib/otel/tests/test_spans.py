@@ -4,13 +4,11 @@ content captured only when asked for, with its secrets masked."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agentframe_core import (
@@ -36,20 +34,6 @@ async def lookup(key: str) -> str:
     return f"value of {key}; password={SECRET}"
 
 
-@pytest.fixture(scope="module")
-def exporter() -> Iterator[InMemorySpanExporter]:
-    """An SDK provider for this process (installed once: providers are process-wide)."""
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    found = InMemorySpanExporter()
-    processor = SimpleSpanProcessor(found)
-    provider.add_span_processor(processor)
-    yield found
-    processor.shutdown()
-
-
 def _stack() -> Stack:
     script: list[Any] = [
         {
@@ -66,11 +50,11 @@ def _stack() -> Stack:
     )
 
 
-async def _run(exporter: InMemorySpanExporter, prompt: str) -> tuple[Any, list[ReadableSpan]]:
-    exporter.clear()
+async def _run(span_exporter: InMemorySpanExporter, prompt: str) -> tuple[Any, list[ReadableSpan]]:
+    span_exporter.clear()
     async with _stack() as stack:
         result = await Session(stack, system="You help.").run(prompt)
-    return result, list(exporter.get_finished_spans())
+    return result, list(span_exporter.get_finished_spans())
 
 
 def _children(spans: list[ReadableSpan], parent: ReadableSpan) -> list[str]:
@@ -80,8 +64,8 @@ def _children(spans: list[ReadableSpan], parent: ReadableSpan) -> list[str]:
     ]
 
 
-async def test_a_run_is_a_tree_of_genai_spans(exporter: InMemorySpanExporter) -> None:
-    result, spans = await _run(exporter, "look it up")
+async def test_a_run_is_a_tree_of_genai_spans(span_exporter: InMemorySpanExporter) -> None:
+    result, spans = await _run(span_exporter, "look it up")
     (root,) = [s for s in spans if s.parent is None]
     assert root.name == "invoke_agent"
     assert _children(spans, root) == [
@@ -124,10 +108,10 @@ async def test_a_run_is_a_tree_of_genai_spans(exporter: InMemorySpanExporter) ->
 
 
 async def test_captured_content_is_redacted(
-    exporter: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
+    span_exporter: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(CAPTURE_ENV, "true")
-    _, spans = await _run(exporter, f"look up Bearer {SECRET} please")
+    _, spans = await _run(span_exporter, f"look up Bearer {SECRET} please")
     chat = dict(next(s for s in spans if s.name == "chat").attributes or {})
     sent = json.loads(str(chat["gen_ai.input.messages"]))
     assert [m["role"] for m in sent] == ["system", "user"]
@@ -157,8 +141,8 @@ class _Compacting(VerbatimBuilder):
         return await super().build(ctx, system)
 
 
-async def test_retrieval_and_compaction_are_spans(exporter: InMemorySpanExporter) -> None:
-    exporter.clear()
+async def test_retrieval_and_compaction_are_spans(span_exporter: InMemorySpanExporter) -> None:
+    span_exporter.clear()
     stack = Stack(
         adapter=ScriptedAdapter(["done"]),
         store=MemoryStore(),
@@ -167,7 +151,7 @@ async def test_retrieval_and_compaction_are_spans(exporter: InMemorySpanExporter
     )
     async with stack:
         await Session(stack, system="You help.").run("what do we know?")
-    spans = list(exporter.get_finished_spans())
+    spans = list(span_exporter.get_finished_spans())
     (retrieval,) = [s for s in spans if s.name == "retrieval _Finder"]
     assert dict(retrieval.attributes or {}) == {
         "agentframe.operation.name": "retrieval",

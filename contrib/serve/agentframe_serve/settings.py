@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt
-from pydantic import ValidationError as PydanticValidationError
-
-from agentframe_core import Config, ConfigError, ConfigIssue
+from agentframe_core import Config, validate_block
 
 __all__ = ["HashedKey", "ServeSettings", "serve_settings"]
 
@@ -43,31 +40,26 @@ class ServeSettings(BaseModel):
         description="Where clients reach the server (behind a proxy), for A2A agent cards; "
         "default: http://HOST:PORT.",
     )
-    remembered_conversations: PositiveInt = Field(
-        default=10_000,
-        description="No longer used: recognised conversations, Responses and A2A tasks are "
-        "records in the store. Accepted, so configs that set it still load.",
-    )
+    #: Removed: it bounded an in-memory table; conversations, Responses and A2A tasks are
+    #: records in the store since. A config that still sets it is told what to do instead.
+    remembered_conversations: None = Field(default=None, exclude=True)
     kg_folder: str | None = Field(
         default=None,
         description="An `agentframe kg build` output folder that `GET /v1/kg` shows "
         "(relative to the working folder); never a path from a request.",
     )
 
+    @field_validator("remembered_conversations", mode="before")
+    @classmethod
+    def _removed(cls, value: object) -> None:
+        raise ValueError(
+            "no longer a setting (remove it): recognised conversations are records in the "
+            "store, kept as long as the store keeps them; bound them with `agentframe "
+            "sessions prune --older-than AGE`"
+        )
+
 
 def serve_settings(config: Config) -> ServeSettings:
-    """The validated `serve:` block (defaults when absent), or a ConfigError naming the field."""
-    raw: Any = config.data.get("serve") or {}
-    try:
-        return ServeSettings.model_validate(raw)
-    except PydanticValidationError as err:
-        issues = [
-            ConfigIssue(
-                config.file,
-                ".".join(["serve", *(str(p) for p in e["loc"])]),
-                e["msg"],
-                None,
-            )
-            for e in err.errors()
-        ]
-        raise ConfigError(issues) from None
+    """The validated `serve:` block (defaults when absent), or a ConfigError naming the file,
+    line and field."""
+    return validate_block(config.data, "serve", ServeSettings, config.file, config.profile)

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from agentframe_otel.testing import span_exporter  # noqa: F401 (a fixture)
 from agentframe_serve import Keys, ServeSettings, build_app
 
 from agentframe_core import PluginHost, build_stack, find_agents, load_config

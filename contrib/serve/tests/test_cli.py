@@ -12,12 +12,31 @@ from servekit import write_project
 from agentframe_core.testing import run_cli
 
 
-def test_a_bad_serve_option_is_named_with_its_file(tmp_path: Path) -> None:
+def line_of(file: Path, text: str) -> int:
+    return next(n for n, line in enumerate(file.read_text().splitlines(), 1) if text in line)
+
+
+def test_a_bad_serve_option_is_named_with_its_file_and_line(tmp_path: Path) -> None:
     write_project(tmp_path, ["unused"], serve={"max_messages": 0, "colour": "red"})
     done = run_cli(tmp_path, "serve", "--port", "8123", timeout=60)
     assert done.returncode == 2, done.stderr
-    assert f"{tmp_path / 'agentframe.yaml'}: serve.max_messages:" in done.stderr
-    assert "serve.colour" in done.stderr and "Traceback" not in done.stderr
+    file = tmp_path / "agentframe.yaml"
+    assert f"{file}:{line_of(file, 'max_messages')}: serve.max_messages:" in done.stderr
+    assert f"{file}:{line_of(file, 'colour')}: serve.colour: unknown option" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_removed_remembered_conversations_says_what_to_do(tmp_path: Path) -> None:
+    """It was accepted and bounded nothing once conversations became records in the store."""
+    write_project(tmp_path, ["unused"], serve={"remembered_conversations": 500})
+    done = run_cli(tmp_path, "serve", "--port", "8123", timeout=60)
+    assert done.returncode == 2, done.stderr
+    file = tmp_path / "agentframe.yaml"
+    where = f"{file}:{line_of(file, 'remembered_conversations')}"
+    assert f"{where}: serve.remembered_conversations: no longer a setting (remove it)" in (
+        done.stderr
+    )
+    assert "sessions prune --older-than" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_an_unknown_agent_names_the_agents(tmp_path: Path) -> None:

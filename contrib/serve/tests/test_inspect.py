@@ -40,6 +40,8 @@ async def test_sessions_are_searched_by_title_and_by_what_entries_say(serve: Any
         Entry(kind=EntryKind.ASSISTANT, content="On the African savannah, in herds."),
     )
     await write(store, "bob.zebras", Entry(kind=EntryKind.USER, content="savannah savannah"))
+    record = Entry(kind=EntryKind.NOTIFICATION, content="savannah", meta={"value": {}})
+    await write(store, "~serve.response.alice.savannah", record)  # a record: never listed
     async with client(served.url, ALICE) as alice:
         found = (await alice.get("/v1/sessions", params={"q": "savannah"})).json()
         assert [row["id"] for row in found["data"]] == ["zebras"]  # not bob's

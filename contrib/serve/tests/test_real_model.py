@@ -64,7 +64,7 @@ async def test_the_local_model_answers_through_chat_completions(
         text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
         assert text.strip() and chunks[-1].choices[0].finish_reason == "stop"
         every = await stack.store.sessions()
-        sessions = [s for s in every if not s.id.startswith("~serve.")]
+        sessions = [s for s in every if not s.is_record]
         assert len(sessions) == 1 and sessions[0].entries == 4  # one conversation, stored once
         records = [s.id for s in every if s.id.startswith("~serve.conversation.")]
         assert len(records) == 1  # its digest, the earlier one dropped

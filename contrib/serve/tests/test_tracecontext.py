@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 CALLER_SPAN = "b7ad6b7169203331"
 
 
-@pytest.fixture
-def exporter() -> Iterator[InMemorySpanExporter]:
-    """An SDK provider for this process (installed once: providers are process-wide)."""
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    found = InMemorySpanExporter()
-    processor = SimpleSpanProcessor(found)
-    provider.add_span_processor(processor)
-    yield found
-    processor.shutdown()
-
-
 async def test_a_request_continues_the_callers_trace(
-    serve: Any, exporter: InMemorySpanExporter
+    serve: Any, span_exporter: InMemorySpanExporter
 ) -> None:
     served = await serve(["hello"])
     async with httpx.AsyncClient() as http:
@@ -43,7 +25,7 @@ async def test_a_request_continues_the_callers_trace(
         assert answer.status_code == 200, answer.text
         untraced = await http.get(f"{served.url}/healthz")
         assert untraced.status_code == 200
-    spans = {s.context.span_id: s for s in exporter.get_finished_spans() if s.context}
+    spans = {s.context.span_id: s for s in span_exporter.get_finished_spans() if s.context}
     (request,) = [s for s in spans.values() if s.name == "POST /v1/chat/completions"]
     assert request.kind is trace.SpanKind.SERVER
     assert request.parent is not None and request.parent.is_remote

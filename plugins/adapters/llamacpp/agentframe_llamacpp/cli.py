@@ -69,21 +69,23 @@ def status(app: App, as_json: bool) -> None:
         return
     for row in rows:
         mark = "*" if row["default"] else " "
-        state = (
-            f"running at {row['url']} (pid {row['pid']}, {row['owner']})"
-            if row["running"]
-            else "stopped"
-        )
+        state = running_text(row) if row["running"] else "stopped"
         click.echo(f"{mark} {row['model']}: {state}")
         if row["running"]:
             click.echo(f"    whose: {row['whose']}")
         click.echo(f"    model: {row['file'] or 'not fetched yet'}  ({row['origin']})")
         click.echo(f"    log:   {row['log']}")
     for row in others:
-        click.echo(
-            f"  {row['model']}: running at {row['url']} (pid {row['pid']}), not this config's"
-        )
+        click.echo(f"  {row['model']}: {running_text(row)}, not this config's")
         click.echo(f"    whose: {row['whose']}")
+
+
+def running_text(row: dict[str, Any]) -> str:
+    """Where a running server is and which pid is which: the server's own, and the agentframe
+    process that started it (a detached server, from `llama start`, has none)."""
+    owner = row["owner"]
+    started = "detached" if owner == "detached" else f"started by agentframe pid {owner}"
+    return f"running at {row['url']} (server pid {row['pid']}, {started})"
 
 
 def _other_row(record: ServerRecord) -> dict[str, Any]:
@@ -119,7 +121,7 @@ def start(app: App, models: tuple[str, ...], as_json: bool) -> None:
         emit_json(started)
         return
     for row in started:
-        click.echo(f"{row['model']}: running at {row['url']} (pid {row['pid']})")
+        click.echo(f"{row['model']}: running at {row['url']} (server pid {row['pid']})")
 
 
 @llama.command()

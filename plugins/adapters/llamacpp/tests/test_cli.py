@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from agentframe_llamacpp import LlamaRuntime
+from agentframe_llamacpp.cli import running_text
 from agentframe_llamacpp.server import pid_alive
 
 from agentframe_core.testing import run_cli
@@ -51,13 +52,23 @@ def test_start_status_logs_stop(workdir: Path) -> None:
         logs = as_json(agentframe(workdir, "llama", "logs", "--json", "-n", "200"))
         assert any("listening" in line for line in logs["lines"])
         text = agentframe(workdir, "llama", "status").stdout
-        assert f"* tiny: running at {started['url']} (pid {pid}, detached)" in text
+        assert f"* tiny: running at {started['url']} (server pid {pid}, detached)" in text
     finally:
         stopped = as_json(agentframe(workdir, "llama", "stop", "--json"))
     assert stopped == [{"model": "tiny", "stopped": True}]
     assert not pid_alive(pid)
     (row,) = as_json(agentframe(workdir, "llama", "status", "--json"))
     assert not row["running"]
+
+
+def test_status_says_which_pid_is_the_server_and_which_started_it() -> None:
+    """Two bare pids side by side left users guessing which one to kill."""
+    row = {"url": "http://127.0.0.1:45021", "pid": 81234, "owner": 81200}
+    assert running_text(row) == (
+        "running at http://127.0.0.1:45021 (server pid 81234, started by agentframe pid 81200)"
+    )
+    row["owner"] = "detached"
+    assert running_text(row) == "running at http://127.0.0.1:45021 (server pid 81234, detached)"
 
 
 def test_pull_reports_the_model_file(workdir: Path) -> None:
