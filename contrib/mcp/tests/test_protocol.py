@@ -55,6 +55,26 @@ async def test_the_question_of_a_call_is_answered_in_either_revision(
     assert (result.content, result.is_error) == (f"hello Ada ({revision})", False)
 
 
+async def test_resources_and_prompts_are_read_on_a_2026_07_28_connection() -> None:
+    tools = toolset("asking.py", protocol="auto")
+    ctx = context()
+    try:
+        await tools.tools(ctx)
+        note = await tools.dispatch(
+            ToolCall("r", "read_mcp_resource", {"server": "s", "uri": "note://hello"}), ctx
+        )
+        prompt = await tools.dispatch(
+            ToolCall(
+                "p", "get_mcp_prompt", {"server": "s", "name": "greet", "arguments": {"name": "Bo"}}
+            ),
+            ctx,
+        )
+    finally:
+        await tools.aclose()
+    assert "hello from a resource" in note.content and not note.is_error
+    assert "Please greet Bo warmly." in prompt.content and not prompt.is_error
+
+
 async def test_auto_reaches_a_server_that_knows_only_initialize() -> None:
     tools = toolset("hostile.py", "normal", protocol="auto")
     ctx = context()
