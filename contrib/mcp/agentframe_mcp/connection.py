@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 from mcp import ClientSession, MCPError, types
+from mcp.client._probe import negotiate_auto
 from mcp.client.stdio import get_default_environment
 
 from agentframe_core import AgentframeError, RunContext, ToolResult, redact_text
@@ -28,6 +29,7 @@ from .http import MAX_REPLY, capped_client
 from .offers import probe
 from .options import HttpServer, McpOptions, StdioServer, expand, expand_headers
 from .peer import Peer
+from .rounds import resolved
 from .schemas import kept_tools
 from .screen import ListingScreen, TooManyToolsError
 from .stdio import StdioProcess, open_stdio
@@ -148,7 +150,10 @@ class McpConnection:
                     phase = "initialize"
                     login = self.login.timeout if self.login else 0  # a person, in a browser
                     with anyio.fail_after(self.options.startup_timeout + login):
-                        await session.initialize()
+                        if self.config.protocol == "auto":  # see options._Server.protocol
+                            await negotiate_auto(session)
+                        else:
+                            await session.initialize()
                     phase = "tools/list"
                     self.tools = await self._list(session)
                     with anyio.fail_after(self.options.list_timeout):
@@ -342,13 +347,22 @@ class McpConnection:
             return ToolResult(str(err), True, meta={"exception": "unavailable"})
         try:
             with self.peer.calling(tool, ctx) as progress:
-                result = await session.call_tool(
-                    tool,
-                    arguments,
-                    read_timeout_seconds=self.options.call_timeout,
-                    progress_callback=progress,
-                    meta=depth.request_meta(),
-                )
+
+                async def send(
+                    answers: types.InputResponses | None, state: str | None
+                ) -> types.CallToolResult | types.InputRequiredResult | types.Result:
+                    return await session.call_tool(
+                        tool,
+                        arguments,
+                        read_timeout_seconds=self.options.call_timeout,
+                        progress_callback=progress,
+                        input_responses=answers,
+                        request_state=state,
+                        meta=depth.request_meta(),
+                        allow_input_required=True,
+                    )
+
+                result = await resolved(session, send)
         except MCPError as err:
             return await self.call_failed(tool, err)
         except Exception as err:  # a reply the SDK could not parse, say

@@ -63,6 +63,13 @@ class _Server(BaseModel):
     # Other tools add their own keys (`disabled`, `autoApprove`, ...): they are ignored.
     model_config = ConfigDict(extra="ignore", frozen=True)
 
+    #: The protocol revision: `legacy`, the `initialize` handshake (2025-11-25 and before);
+    #: `auto`, 2026-07-28 through `server/discover` where the server speaks it, else
+    #: `initialize` (the SDK's `Client(mode="auto")`). Not `auto` by default: an SDK server
+    #: that asks its client the 2025 way (`ctx.elicit`, sampling, roots) cannot on a
+    #: 2026-07-28 connection (the SDK gives it no channel back); see the README.
+    protocol: Literal["legacy", "auto"] = "legacy"
+
 
 class StdioServer(_Server):
     type: Literal["stdio"] = "stdio"

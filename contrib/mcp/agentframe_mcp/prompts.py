@@ -9,6 +9,7 @@ import anyio
 from mcp import types
 
 from .connection import McpConnection
+from .rounds import resolved
 
 __all__ = ["list_prompts", "prompt_text", "render_prompt", "server_prompts"]
 
@@ -70,7 +71,16 @@ async def render_prompt(
     """`prompts/get` NAME with ARGUMENTS, as text."""
     session = await connection.ensure()
     with anyio.fail_after(connection.options.call_timeout):
-        result = await session.get_prompt(name, arguments or {})
+        result = await resolved(
+            session,
+            lambda answers, state: session.get_prompt(
+                name,
+                arguments or {},
+                input_responses=answers,
+                request_state=state,
+                allow_input_required=True,
+            ),
+        )
     return prompt_text(result)
 
 

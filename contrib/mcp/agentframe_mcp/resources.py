@@ -18,7 +18,8 @@ from mcp import MCPError, types
 from agentframe_core import Tool, ToolResult
 
 from .connection import McpConnection, ServerUnavailableError
-from .prompts import list_prompts, prompt_text
+from .prompts import list_prompts, render_prompt
+from .rounds import resolved
 
 __all__ = ["META_TOOLS", "call_meta_tool", "meta_tools"]
 
@@ -126,14 +127,22 @@ async def call_meta_tool(
                 return ToolResult(json.dumps(rows))
             if name == "read_mcp_resource":
                 uri = str(arguments.get("uri", ""))
-                return _contents(uri, await session.read_resource(uri), max_bytes)
+                read = await resolved(
+                    session,
+                    lambda answers, state: session.read_resource(
+                        uri, input_responses=answers, request_state=state, allow_input_required=True
+                    ),
+                )
+                return _contents(uri, read, max_bytes)
             if name == "list_mcp_prompts":
                 return ToolResult(json.dumps(await list_prompts(connection)))
-            prompt = await session.get_prompt(
-                str(arguments.get("name", "")),
-                {str(k): str(v) for k, v in (arguments.get("arguments") or {}).items()},
+            return ToolResult(
+                await render_prompt(
+                    connection,
+                    str(arguments.get("name", "")),
+                    {str(k): str(v) for k, v in (arguments.get("arguments") or {}).items()},
+                )
             )
-            return ToolResult(prompt_text(prompt))
     except TimeoutError:
         return ToolResult(
             f"{where}: {name} timed out after {connection.options.call_timeout:g} s", True

@@ -62,6 +62,7 @@ def test_claude_style_entries_without_type_and_with_extra_keys_are_read(tmp_path
         ('{"mcpServers": {"x": {"type": "http"}}}', r"server 'x': .*url"),
         ('{"mcpServers": {"x": {"type": "http", "url": "file:///etc/passwd"}}}', r"server 'x'"),
         ('{"mcpServers": {"x": {"command": ""}}}', r"server 'x': command"),
+        ('{"mcpServers": {"x": {"command": "a", "protocol": "2027"}}}', r"server 'x': protocol"),
     ],
 )
 def test_a_broken_file_is_an_error_naming_the_file_and_the_field(

@@ -3,9 +3,11 @@
 
 Tools: `ask_name` (a form with defaults; returns the answer as JSON), `ask_huge` (a 200-field,
 ~100 KB schema), `sample {times}` (asks the client's model `times` times; returns how many
-were answered and the first refusal), `progress` (three progress notifications), `slow`
-(sleeps 60 s; a cancelled call writes `cancelled` to MARKER_FILE), `roots` (the client's
-roots). Resource `note://hello`, prompt `greet {name}`.
+were answered and the first refusal), `greet_asked` (asks for a name the way that works in
+either protocol revision, a `Resolve` dependency: a request mid-call on 2025-11-25, an
+`InputRequiredResult` on 2026-07-28; greets the name), `progress` (three progress
+notifications), `slow` (sleeps 60 s; a cancelled call writes `cancelled` to MARKER_FILE),
+`roots` (the client's roots). Resource `note://hello`, prompt `greet {name}`.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Annotated
 
 from mcp import types
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
+from pydantic import BaseModel
 
 server = MCPServer("asking")
 MARKER = Path(sys.argv[1]) if len(sys.argv) > 1 else None
@@ -36,6 +40,20 @@ async def ask_name(ctx: Context) -> str:
     }
     result = await ctx.session.elicit("Who are you?", schema)
     return json.dumps({"action": result.action, "content": result.content})
+
+
+class Who(BaseModel):
+    name: str = "Ada"
+
+
+def ask_who() -> Elicit[Who]:
+    return Elicit("Who are you?", Who)
+
+
+@server.tool()
+async def greet_asked(who: Annotated[Who, Resolve(ask_who)], ctx: Context) -> str:
+    """Ask for a name, then greet it (saying which protocol revision asked)."""
+    return f"hello {who.name} ({ctx.protocol_version})"
 
 
 @server.tool()
