@@ -45,6 +45,23 @@ def test_a_form_outside_the_elicitation_subset_is_refused_by_name(
         Question("fill this", schema=schema)
 
 
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ({"colour": "red", "count": 2, "sure": True}, None),
+        ({"colour": "red", "count": 2.5}, ("count", "must be a integer")),
+        ({"colour": "red", "count": True}, ("count", "must be a integer")),
+        ({"colour": "green"}, ("colour", "one of red, blue")),
+        ({"colour": "red", "extra": 1}, ("extra", "the question has no such field")),
+        ({"count": 2}, ("colour", "required")),
+    ],
+)
+def test_a_forms_content_is_checked_field_by_field(
+    content: dict[str, Any], problem: tuple[str, str] | None
+) -> None:
+    assert Question("Paint?", FORM).content_problem(content) == problem
+
+
 def test_nobody_to_ask_declines_at_once_and_a_failing_asker_cancels() -> None:
     async def broken(question: Question) -> Answer:
         raise OSError("the terminal went away")

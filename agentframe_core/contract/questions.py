@@ -40,7 +40,13 @@ MAX_CHOICES = 100
 #: Why a question is declined when the run has no one to ask.
 NOBODY_TO_ASK = "no one can answer: the run is not interactive"
 
-_TYPES = {"string", "number", "integer", "boolean"}
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+}
+_TYPES = set(_PYTHON_TYPES)
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,24 @@ class Question:
     def confirmation(self) -> bool:
         """True when the question asks only for yes or no."""
         return self.schema is None
+
+    def content_problem(self, content: dict[str, Any]) -> tuple[str, str] | None:
+        """(the field, what is wrong) when an accepted form's `content` is not what the form
+        allows: a field it does not have, a value not of its field's type or not one of its
+        choices, a required field missing. None when it fits. Every answerer that takes a
+        form from outside (an HTTP client, `agentframe send`) checks it here."""
+        fields = {f.name: f for f in self.fields}
+        for name, value in content.items():
+            spec = fields.get(name)
+            if spec is None:
+                return name, "the question has no such field"
+            wrong_bool = isinstance(value, bool) and spec.type != "boolean"
+            if wrong_bool or not isinstance(value, _PYTHON_TYPES[spec.type]):
+                return name, f"must be a {spec.type}"
+            if spec.choices and value not in spec.choices:
+                return name, f"one of {', '.join(spec.choices)}"
+        missing = next((f.name for f in self.fields if f.required and f.name not in content), None)
+        return None if missing is None else (missing, "required")
 
 
 @dataclass(frozen=True)

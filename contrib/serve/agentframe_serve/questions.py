@@ -44,35 +44,9 @@ async def answer_question(service: Service, request: Request) -> JSONResponse:
     if waiting is None:
         raise ApiError(404, f"no question {question_id!r} waiting", param="question_id")
     question, answer = waiting
-    if action == "accept" and question.schema is not None:
-        _check(question, content or {})
+    problem = question.content_problem(content or {}) if action == "accept" else None
+    if problem is not None:
+        name, why = problem
+        raise ApiError(400, f"content.{name}: {why}", param=f"content.{name}")
     answer.set_result(Answer(action, content if action == "accept" else None))
     return JSONResponse({"id": question_id, "object": "question.answer", "action": action})
-
-
-_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "number": (int, float),
-    "integer": (int,),
-    "boolean": (bool,),
-}
-
-
-def _check(question: Question, content: dict[str, Any]) -> None:
-    """An accepted form's content as the question's fields allow: no other field, each of
-    its type (and one of its choices), the required ones there."""
-    fields = {f.name: f for f in question.fields}
-    for name, value in content.items():
-        spec = fields.get(name)
-        param = f"content.{name}"
-        if spec is None:
-            raise ApiError(400, f"{param}: the question has no such field", param=param)
-        wrong_bool = isinstance(value, bool) and spec.type != "boolean"
-        if wrong_bool or not isinstance(value, _PYTHON_TYPES[spec.type]):
-            raise ApiError(400, f"{param}: must be a {spec.type}", param=param)
-        if spec.choices and value not in spec.choices:
-            raise ApiError(400, f"{param}: one of {', '.join(spec.choices)}", param=param)
-    for spec in question.fields:
-        if spec.required and spec.name not in content:
-            param = f"content.{spec.name}"
-            raise ApiError(400, f"{param}: required", param=param)
