@@ -1,4 +1,4 @@
-"""`agentframe submit|worker|status|result|cancel`: durable runs on DBOS queues.
+"""`agentframe submit|worker|status|result|send|cancel`: durable runs on DBOS queues.
 
 Every command names the DBOS system database with `--system-database-url` (or
 AGENTFRAME_DBOS_URL): SQLite by default (one machine), PostgreSQL to spread workers over
@@ -8,6 +8,7 @@ machines. Workers create the system database; submit after one worker has starte
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import threading
@@ -17,12 +18,20 @@ from typing import Any, TypeVar
 
 import click
 
-from agentframe_core import AgentframeError, data_dir
+from agentframe_core import AgentframeError, Question, data_dir
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app
 
 from .database import database_error, missing, quiet_dbos, system_engine
 from .lease import ExecutorLease, LeaseLostError
-from .names import WAITING_EVENT, WORKFLOW_NAME, result_topic
+from .names import (
+    ANSWER_TOPIC,
+    QUESTION_PREFIX,
+    QUESTION_WORKFLOW,
+    WAITING_EVENT,
+    WORKFLOW_NAME,
+    question_workflow_id,
+    result_topic,
+)
 
 __all__ = ["cancel", "result", "send", "status", "submit", "worker"]
 
@@ -275,8 +284,9 @@ def _take_over(executors: list[str], queue: str) -> None:
     pending = DBOS.list_workflows(
         status="PENDING", executor_id=executors, load_input=False, load_output=False
     )
-    for found in pending:
-        DBOS.resume_workflow(found.workflow_id, queue_name=queue)
+    for found in pending:  # a question waits on no queue of ours: DBOS's internal one
+        on = None if found.name == QUESTION_WORKFLOW else queue
+        DBOS.resume_workflow(found.workflow_id, queue_name=on)
     click.echo(f"took over {len(pending)} run(s) of {', '.join(executors)}", err=True)
 
 
@@ -296,8 +306,40 @@ def status(workflow_id: str, url: str) -> None:
                 "executor": found.executor_id,
                 "steps": [step.get("function_name") for step in steps],
                 "waiting_for": client.get_event(workflow_id, WAITING_EVENT, timeout_seconds=0),
+                "questions": [
+                    _question_json(workflow_id, q) for q in _questions(client, workflow_id)
+                ],
             }
         )
+
+
+def _questions(client: Any, workflow_id: str) -> list[Any]:
+    """The run's questions that wait for an answer."""
+    found: list[Any] = client.list_workflows(
+        workflow_id_prefix=question_workflow_id(workflow_id, QUESTION_PREFIX),
+        name=QUESTION_WORKFLOW,
+        status=["PENDING", "ENQUEUED"],
+    )
+    return found
+
+
+def _asked(found: Any) -> dict[str, Any]:
+    """What a question workflow asks (its first argument)."""
+    asked: dict[str, Any] = found.input["args"][0]
+    return asked
+
+
+def _question_json(workflow_id: str, found: Any) -> dict[str, Any]:
+    question_id = found.workflow_id.rsplit("/", 1)[-1]
+    asked = _asked(found)
+    answer = "accept|decline|cancel" if asked.get("schema") is None else "'{\"FIELD\": ...}'"
+    return {
+        "id": question_id,
+        "source": asked.get("source", ""),
+        "message": asked["message"],
+        "schema": asked.get("schema"),
+        "answer_with": f"agentframe send {workflow_id} {question_id} {answer}",
+    }
 
 
 @click.command()
@@ -314,32 +356,94 @@ def result(workflow_id: str, as_json: bool, url: str) -> None:
             click.echo(outcome["reply"] if isinstance(outcome, dict) else outcome)
 
 
+class NoSuchQuestionError(AgentframeError):
+    """The run asks no such question, or it has been answered."""
+
+
+#: Characters of an answer or a result `send` takes.
+MAX_SENT = 64 * 1024
+
+
 @click.command()
 @click.argument("workflow_id")
 @click.argument("call_id")
 @click.argument("text")
 @_url_option
 def send(workflow_id: str, call_id: str, text: str, url: str) -> None:
-    """Deliver TEXT as the result of the parked tool call CALL_ID a run waits for."""
+    """Deliver TEXT as the result of the parked tool call CALL_ID a run waits for, or answer
+    the run's question CALL_ID (`q-...`, listed by `status`): accept, decline, cancel, or a
+    JSON object of the question's fields (an accept; fields left out take their defaults)."""
     with handle_errors(), _client(url) as client:
+        if len(text) > MAX_SENT:
+            raise click.BadParameter(f"over {MAX_SENT} characters", param_hint="TEXT")
         ended = _ended(client, workflow_id)  # an unknown id is an error
         if ended:
             raise RunEndedError(
-                f"run {workflow_id} has ended ({ended}): nothing waits for the result of "
-                f"{call_id}; not sent"
+                f"run {workflow_id} has ended ({ended}): nothing waits for {call_id}; not sent"
             )
+        if call_id.startswith(QUESTION_PREFIX):
+            _answer(client, workflow_id, call_id, text)
+            return
         client.send(workflow_id, text, topic=result_topic(call_id))
         click.echo(f"sent the result of {call_id} to {workflow_id}")
+
+
+def _answer(client: Any, workflow_id: str, question_id: str, text: str) -> None:
+    """Send the answer TEXT to a question that waits, once it fits the question."""
+    from .questions import question_of
+
+    asking = question_workflow_id(workflow_id, question_id)
+    waiting = [q for q in _questions(client, workflow_id) if q.workflow_id == asking]
+    if not waiting:
+        raise NoSuchQuestionError(
+            f"run {workflow_id} has no question {question_id} waiting (see agentframe status)"
+        )
+    answer = _answer_of(question_of(_asked(waiting[0])), text)
+    # One answer a question: a second send is the same message, not another one.
+    client.send(asking, answer, topic=ANSWER_TOPIC, idempotency_key=f"{asking}:answer")
+    click.echo(f"answered {question_id} of {workflow_id}: {answer['action']}")
+
+
+def _answer_of(question: Question, text: str) -> dict[str, Any]:
+    """TEXT as an answer to `question`, or a usage error naming what does not fit."""
+    word = text.strip()
+    if word in ("decline", "cancel"):
+        return {"action": word}
+    if word == "accept":
+        content: Any = {}
+    else:
+        try:
+            content = json.loads(text)
+        except (ValueError, RecursionError):
+            content = None
+        if not isinstance(content, dict):
+            raise click.BadParameter(
+                "accept, decline, cancel, or a JSON object of the question's fields",
+                param_hint="TEXT",
+            )
+    if question.confirmation:
+        if content:
+            raise click.BadParameter("the question asks yes or no: accept", param_hint="TEXT")
+        return {"action": "accept"}
+    filled = {f.name: f.default for f in question.fields if f.default is not None} | content
+    problem = question.content_problem(filled)
+    if problem is not None:
+        name, why = problem
+        raise click.BadParameter(f"field {name!r}: {why}", param_hint="TEXT")
+    return {"action": "accept", "content": filled}
 
 
 @click.command()
 @click.argument("workflow_id")
 @_url_option
 def cancel(workflow_id: str, url: str) -> None:
-    """Cancel a queued or running run (its completed steps stay recorded)."""
+    """Cancel a queued or running run and its questions (its completed steps stay
+    recorded)."""
     with handle_errors(), _client(url) as client:
         ended = _ended(client, workflow_id)  # an unknown id is an error, not a no-op
         if ended:
             raise RunEndedError(f"run {workflow_id} has already ended ({ended}): not cancelled")
         client.cancel_workflow(workflow_id)
+        for question in _questions(client, workflow_id):  # nobody waits for their answers now
+            client.cancel_workflow(question.workflow_id)
         click.echo(f"cancelled {workflow_id}")

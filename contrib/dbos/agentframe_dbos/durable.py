@@ -34,6 +34,7 @@ from agentframe_core import (
 from . import tracing
 from .commit import Scratch, commit
 from .names import WAITING_EVENT, WORKFLOW_NAME, result_topic
+from .questions import DurableQuestions, asking_for
 
 __all__ = ["PENDING_WAIT_SECONDS", "DurableAdapter", "DurableDispatcher", "agentframe_run"]
 
@@ -64,7 +65,8 @@ PENDING_WAIT_SECONDS = 0.0
 
 class DurableDispatcher:
     """A tool dispatcher whose every call is a step. A parked call (its result comes later)
-    waits for that result as a DBOS message, durably: a worker restart keeps waiting."""
+    waits for that result as a DBOS message, durably: a worker restart keeps waiting. The
+    questions a call asks are its own (`questions.py`)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -77,7 +79,8 @@ class DurableDispatcher:
             result: ToolResult = await self.inner.dispatch(call, ctx)
             return result
 
-        done: ToolResult = await tracing.step(f"tool:{call.name}", run)
+        with asking_for(call.id):  # the call's questions are told apart by its id
+            done: ToolResult = await tracing.step(f"tool:{call.name}", run)
         if not done.pending or PENDING_WAIT_SECONDS <= 0:
             return done
         await DBOS.set_event_async(WAITING_EVENT, {"call_id": call.id, "tool": call.name})
@@ -122,8 +125,9 @@ async def _run(stack: Stack, session_id: str, prompt: str) -> dict[str, Any]:
         store=scratch,
         tools=[DurableDispatcher(tools) for tools in stack.tools],
     )
-    result = await Session(durable, session_id).run(prompt)
     workflow_id = DBOS.workflow_id or "run"
+    asking = DurableQuestions(workflow_id, PENDING_WAIT_SECONDS)
+    result = await Session(durable, session_id).run(prompt, on_question=asking)
     await tracing.step("commit", commit, store, session_id, history, scratch, workflow_id)
     return {
         "session_id": session_id,

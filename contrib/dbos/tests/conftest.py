@@ -28,24 +28,27 @@ class DbosCli:
         command = [AGENTFRAME, "--config", config or self.cfg, *args]
         return subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=120)
 
-    def start_worker(self) -> subprocess.Popen[str]:
-        """A worker that has said it is ready (its first stderr line)."""
+    def start_worker(self, *options: str) -> subprocess.Popen[str]:
+        """A worker (with `options`) that has said it is ready (its first stderr line)."""
         worker = subprocess.Popen(
-            [AGENTFRAME, "--config", self.cfg, "worker", "--poll-interval", "0.2"],
+            [AGENTFRAME, "--config", self.cfg, "worker", "--poll-interval", "0.2", *options],
             env=self.env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
         )
         assert worker.stderr is not None
-        line = worker.stderr.readline()
-        assert line.startswith("worker "), line + worker.stderr.read()[-2000:]
+        said = []  # `took over N run(s)` comes first with --recover-executor
+        while not (line := worker.stderr.readline()).startswith("worker "):
+            said.append(line)
+            if not line:  # the worker ended without saying it was ready
+                pytest.fail("".join(said)[-3000:])
         return worker
 
     @contextmanager
-    def worker(self) -> Iterator[subprocess.Popen[str]]:
+    def worker(self, *options: str) -> Iterator[subprocess.Popen[str]]:
         """A ready worker, stopped on exit (a stopping worker flushes its spans)."""
-        worker = self.start_worker()
+        worker = self.start_worker(*options)
         try:
             yield worker
         finally:
