@@ -19,6 +19,7 @@ import anyio
 from mcp import ClientSession, MCPError, types
 from mcp.client._probe import negotiate_auto
 from mcp.client.stdio import get_default_environment
+from mcp.client.subscriptions import ToolsListChanged, listen
 
 from agentframe_core import AgentframeError, RunContext, ToolResult, redact_text
 
@@ -166,7 +167,13 @@ class McpConnection:
                     )
                     ready.set_result(session)
                     phase = "running"
-                    await self._until_gone(process)
+                    hearing = asyncio.create_task(self._hear_changes(session))
+                    try:
+                        await self._until_gone(process)
+                    finally:
+                        hearing.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await hearing
         except Exception as err:
             reason = self._describe(err, phase)
             if not ready.done():
@@ -179,6 +186,22 @@ class McpConnection:
                 self._failed(State.DEAD, self._exit_note() or "it stopped")
             if not ready.done():
                 ready.set_exception(ServerUnavailableError(f"MCP server {self.name!r} stopped"))
+
+    async def _hear_changes(self, session: ClientSession) -> None:
+        """At 2026-07-28 a server says its tool list changed only on a `subscriptions/listen`
+        stream the client opened: keep one open while the session lasts. A server that
+        refuses it, or drops it, still works; its list is then read only at its start."""
+        if self.config.protocol != "auto":
+            return
+        try:
+            async with listen(session, tools_list_changed=True) as subscription:
+                async for event in subscription:
+                    if isinstance(event, ToolsListChanged):
+                        self._tools_changed()
+        except Exception as err:  # not a 2026-07-28 connection, or the stream failed
+            self.log.info(
+                "MCP server %r: no subscriptions/listen: %s", self.name, self._masked(str(err))
+            )
 
     async def _until_gone(self, process: StdioProcess | None) -> None:
         waits = [asyncio.create_task(self._stop.wait())]
@@ -302,9 +325,12 @@ class McpConnection:
         if isinstance(message, Exception):
             self.log.warning("transport error: %s", self._masked(str(message)))
         elif isinstance(message, types.ToolListChangedNotification):
-            self.stale = True
-            if self.on_tools_changed is not None:
-                self.on_tools_changed()
+            self._tools_changed()
+
+    def _tools_changed(self) -> None:
+        self.stale = True
+        if self.on_tools_changed is not None:
+            self.on_tools_changed()
 
     async def refresh(self) -> None:
         """Read the tool list again (after `notifications/tools/list_changed`)."""

@@ -6,6 +6,7 @@ needs input (SEP-2322) are also checked alone, against a stand-in session."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,27 @@ async def test_resources_and_prompts_are_read_on_a_2026_07_28_connection() -> No
         await tools.aclose()
     assert "hello from a resource" in note.content and not note.is_error
     assert "Please greet Bo warmly." in prompt.content and not prompt.is_error
+
+
+@pytest.mark.parametrize("protocol", ["legacy", "auto"])
+async def test_a_changed_tool_list_is_heard_in_either_revision(protocol: str) -> None:
+    """At 2026-07-28 on the `subscriptions/listen` stream the connection holds open."""
+    tools = toolset("asking.py", protocol=protocol)
+    ctx = context()
+    try:
+        before = {tool.name for tool in await tools.tools(ctx)}
+        grown = await tools.dispatch(ToolCall("g", "mcp_s_grow", {}), ctx)
+        assert grown.content == "added", grown.content
+        for _ in range(100):  # the event may land just after the result
+            if tools.connections["s"].stale:
+                break
+            await asyncio.sleep(0.02)
+        after = {tool.name for tool in await tools.tools(ctx)}
+        called = await tools.dispatch(ToolCall("n", "mcp_s_grown", {}), ctx)
+    finally:
+        await tools.aclose()
+    assert after - before == {"mcp_s_grown"}
+    assert called.content == "grown"
 
 
 async def test_auto_reaches_a_server_that_knows_only_initialize() -> None:

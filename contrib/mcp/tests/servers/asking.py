@@ -7,7 +7,9 @@ were answered and the first refusal), `greet_asked` (asks for a name the way tha
 either protocol revision, a `Resolve` dependency: a request mid-call on 2025-11-25, an
 `InputRequiredResult` on 2026-07-28; greets the name), `progress` (three progress
 notifications), `slow` (sleeps 60 s; a cancelled call writes `cancelled` to MARKER_FILE),
-`roots` (the client's roots). Resource `note://hello`, prompt `greet {name}`.
+`roots` (the client's roots), `grow` (adds the tool `grown` and announces the change: on a
+`subscriptions/listen` stream at 2026-07-28, as `notifications/tools/list_changed` before).
+Resource `note://hello`, prompt `greet {name}`.
 """
 
 from __future__ import annotations
@@ -117,6 +119,22 @@ async def roots(ctx: Context) -> str:
     """The client's roots."""
     listed = await ctx.session.list_roots()
     return json.dumps([str(root.uri) for root in listed.roots])
+
+
+def grown() -> str:
+    """A tool added while the server runs."""
+    return "grown"
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Add the tool `grown`, and say the tool list changed."""
+    server.add_tool(grown)
+    if ctx.protocol_version >= "2026":
+        await ctx.notify_tools_changed()
+    else:
+        await ctx.session.send_tool_list_changed()
+    return "added"
 
 
 @server.resource("note://hello", mime_type="text/plain")
