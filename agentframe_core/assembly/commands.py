@@ -85,7 +85,7 @@ def find_commands(
     an error of the catalog, never of the caller) and rank what they offer. `tool_parts`:
     the config's `tools` parts and file, loaded only when a plugin asks (None: no config)."""
     given = {"cwd": cwd.absolute(), "tool_parts": tool_parts or _no_tool_parts}
-    _load_implementers(host)
+    host.load_implementers({HOOK})
     ranked: list[tuple[tuple[int, int, int], SlashCommand]] = []
     errors: list[str] = []
     caller = getattr(host.pm.hook, HOOK)
@@ -106,14 +106,6 @@ def find_commands(
 
 def _no_tool_parts() -> tuple[list[PartConfig], Path | None]:
     return [], None
-
-
-def _load_implementers(host: PluginHost) -> None:
-    manifest = host.manifest()
-    if not set(host.entry_points()) <= set(manifest):
-        host.load()  # plugins the manifest has not seen yet: look at them all, once
-        return
-    host.load(name for name, record in manifest.items() if HOOK in record["hooks"])
 
 
 def _catalog(commands: list[SlashCommand], errors: list[str]) -> CommandCatalog:

@@ -56,7 +56,7 @@ TOP_LEVEL_KEYS = {point.kind.value for point in STACK_POINTS} | {
     "limits",
     "profiles",
     "profile",
-    "serve",  # agentframe-serve's block (it validates it: `agentframe serve`)
+    "serve",  # agentframe-serve's block (it validates it: `serve`, `config check`)
     # tracing: the kernel reads `enabled` and `capture_content` (engine/telemetry.py);
     # agentframe-otel validates the rest (exporters, the local trace store)
     "telemetry",

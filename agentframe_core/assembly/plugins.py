@@ -25,7 +25,7 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -282,15 +282,16 @@ class PluginHost:
     def load_runtime_hooks(self) -> None:
         """Import the plugins that implement runtime hooks (a tool-call gate, say): they take
         part in every run without being a part a config selects."""
+        self.load_implementers(hookspecs.RUNTIME_HOOKS)
+
+    def load_implementers(self, hooks: Collection[str]) -> None:
+        """Import the plugins the manifest says implement any of `hooks`, and no other."""
         manifest = self.manifest()
         if not set(self.entry_points()) <= set(manifest):
             self.load()  # plugins the manifest has not seen yet: look at them all, once
             return
-        self.load(
-            name
-            for name in self.entry_points()
-            if hookspecs.RUNTIME_HOOKS.intersection(manifest[name]["hooks"])
-        )
+        wanted = set(hooks)
+        self.load(name for name in self.entry_points() if wanted & set(manifest[name]["hooks"]))
 
     def _save_manifest(self) -> None:
         commands = self.commands_by_plugin()

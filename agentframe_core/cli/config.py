@@ -57,9 +57,10 @@ def check(app: App, as_json: bool) -> None:
     logging.getLogger("agentframe").addHandler(noticed)
     try:
         cfg = app.config()
+        blocks = _block_issues(app, cfg)
         clashes, warnings = asyncio.run(_built_checks(cfg))
-        if clashes:
-            raise ConfigError(clashes)
+        if blocks or clashes:
+            raise ConfigError(blocks + clashes)
     except ConfigError as err:
         if as_json:
             emit_json(
@@ -98,6 +99,24 @@ def check(app: App, as_json: bool) -> None:
             click.echo(f"  {key}: {value}")
         for warning in warnings:
             warn(f"warning: {warning['message']}")
+
+
+def _block_issues(app: App, cfg: Config) -> list[ConfigIssue]:
+    """What each plugin finds wrong in its own top-level block (`agentframe_check_config`),
+    every plugin asked even when one finds something."""
+    from ..contract.errors import ConfigError, ConfigIssue
+
+    app.host.load_implementers({"agentframe_check_config"})
+    found: list[ConfigIssue] = []
+    for impl in app.host.pm.hook.agentframe_check_config.get_hookimpls():
+        try:
+            impl.function(config=cfg)
+        except ConfigError as err:
+            found.extend(err.issues)
+        except Exception as err:  # a plugin's bug: named, not a traceback
+            message = f"plugin {impl.plugin_name}: its check raised {type(err).__name__}: {err}"
+            found.append(ConfigIssue(cfg.file, "", message))
+    return found
 
 
 async def _built_checks(cfg: Config) -> tuple[list[ConfigIssue], list[dict[str, Any]]]:

@@ -96,6 +96,14 @@ def agentframe_commands(cli: click.Group) -> None:
 
 
 @hookspec
+def agentframe_check_config(config: Config) -> None:
+    """Validate this plugin's own top-level block of `config` (agentframe-serve's `serve:`,
+    agentframe-otel's `telemetry:`) for `agentframe config check`, raising the ConfigError
+    `validate_block` raises. The plugin still validates the block where it uses it; this
+    lets the check find the mistake before a run or a server does."""
+
+
+@hookspec
 def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
     """Check what this plugin needs to run the stack `config` describes (a binary, a model, a
     reachable server) for `agentframe doctor`; None when the stack does not use the plugin."""

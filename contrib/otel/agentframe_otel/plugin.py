@@ -1,5 +1,6 @@
-"""Registers `agentframe trace`, and installs the OpenTelemetry providers when a stack is
-built (`agentframe_stack_built`, a runtime hook: the plugin loads with every stack)."""
+"""Registers `agentframe trace`, installs the OpenTelemetry providers when a stack is built
+(`agentframe_stack_built`, a runtime hook: the plugin loads with every stack), and checks the
+`telemetry:` block for `agentframe config check`."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ def agentframe_stack_built(config: Config) -> None:
     settings = parse_settings(config.data, config.file, config.profile)
     block = config.data.get("telemetry")
     install(block if isinstance(block, dict) else None, settings)
+
+
+@hookimpl
+def agentframe_check_config(config: Config) -> None:
+    parse_settings(config.data, config.file, config.profile)
 
 
 @hookimpl

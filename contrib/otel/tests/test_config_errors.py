@@ -1,5 +1,6 @@
-"""A wrong `telemetry:` block is a config error with its file, line and field, for a run and
-for `agentframe trace`: it used to be a warning, and tracing was silently off."""
+"""A wrong `telemetry:` block is a config error with its file, line and field, for a run, for
+`agentframe trace` and for `agentframe config check`: it used to be a warning, and tracing was
+silently off."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ telemetry:
 """
 
 
-@pytest.mark.parametrize("command", [["run", "hi"], ["trace", "list"]])
+@pytest.mark.parametrize("command", [["run", "hi"], ["trace", "list"], ["config", "check"]])
 def test_a_wrong_block_names_file_line_and_field(tmp_path: Path, command: list[str]) -> None:
     config = tmp_path / "agentframe.yaml"
     config.write_text(CONFIG)

@@ -1,4 +1,5 @@
-"""Registers the `agentframe serve` command."""
+"""Registers the `agentframe serve` command, and checks the `serve:` block for `agentframe
+config check`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,15 @@ from agentframe_core import hookimpl
 
 if TYPE_CHECKING:
     import click
+
+    from agentframe_core import Config
+
+
+@hookimpl
+def agentframe_check_config(config: Config) -> None:
+    from .settings import serve_settings
+
+    serve_settings(config)
 
 
 @hookimpl

@@ -53,6 +53,14 @@ def test_the_config_check_accepts_a_serve_block(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_the_config_check_names_a_wrong_serve_option(tmp_path: Path) -> None:
+    write_project(tmp_path, ["unused"], serve={"max_mesages": 10})
+    done = run_cli(tmp_path, "config", "check", timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "serve.max_mesages: unknown option (did you mean 'max_messages'?)" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_health_readiness_and_the_offered_agents(serve_process: Any) -> None:
     _, url = serve_process(["unused"], "--agent", "helper")
     assert httpx.get(f"{url}/healthz").json() == {"status": "ok"}
