@@ -49,8 +49,8 @@ def test_a_form_outside_the_elicitation_subset_is_refused_by_name(
     ("content", "problem"),
     [
         ({"colour": "red", "count": 2, "sure": True}, None),
-        ({"colour": "red", "count": 2.5}, ("count", "must be a integer")),
-        ({"colour": "red", "count": True}, ("count", "must be a integer")),
+        ({"colour": "red", "count": 2.5}, ("count", "must be an integer")),
+        ({"colour": "red", "count": True}, ("count", "must be an integer")),
         ({"colour": "green"}, ("colour", "one of red, blue")),
         ({"colour": "red", "extra": 1}, ("extra", "the question has no such field")),
         ({"count": 2}, ("colour", "required")),

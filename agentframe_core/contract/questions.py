@@ -96,7 +96,7 @@ class Question:
                 return name, "the question has no such field"
             wrong_bool = isinstance(value, bool) and spec.type != "boolean"
             if wrong_bool or not isinstance(value, _PYTHON_TYPES[spec.type]):
-                return name, f"must be a {spec.type}"
+                return name, f"must be {'an' if spec.type == 'integer' else 'a'} {spec.type}"
             if spec.choices and value not in spec.choices:
                 return name, f"one of {', '.join(spec.choices)}"
         missing = next((f.name for f in self.fields if f.required and f.name not in content), None)

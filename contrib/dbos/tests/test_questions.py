@@ -81,7 +81,7 @@ def _ask_kill_answer(
         assert asked["answer_with"].startswith(f"agentframe send {workflow_id} {asked['id']} ")
         wrong = agentframe("send", workflow_id, asked["id"], '{"approver": "Ada", "amount": "x"}')
         assert wrong.returncode == 2, wrong.stderr
-        assert "field 'amount': must be a integer" in wrong.stderr
+        assert "field 'amount': must be an integer" in wrong.stderr
         missing = agentframe("send", workflow_id, asked["id"], "accept")  # no approver
         assert missing.returncode == 2 and "field 'approver': required" in missing.stderr
     finally:
