@@ -406,6 +406,10 @@ def _answer(client: Any, workflow_id: str, question_id: str, text: str) -> None:
 
 def _answer_of(question: Question, text: str) -> dict[str, Any]:
     """TEXT as an answer to `question`, or a usage error naming what does not fit."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8 in argv: no server could take them
+        raise click.BadParameter("not UTF-8 text", param_hint="TEXT") from None
     word = text.strip()
     if word in ("decline", "cancel"):
         return {"action": word}

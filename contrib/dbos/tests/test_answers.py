@@ -51,6 +51,7 @@ def test_an_answer_to_a_form(text: str, answer: dict[str, object]) -> None:
         ("yes", "a JSON object of the question's fields"),
         ("[1, 2]", "a JSON object of the question's fields"),
         ("[" * 100_000, "a JSON object of the question's fields"),
+        (b'{"approver": "\xff"}'.decode("utf-8", "surrogateescape"), "not UTF-8 text"),
     ],
 )
 def test_a_wrong_answer_is_refused_by_name(text: str, named: str) -> None:
