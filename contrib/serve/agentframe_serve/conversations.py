@@ -2,9 +2,13 @@
 
 A chat UI resends the whole conversation every turn. The server remembers a digest of each
 conversation as the client will resend it (its messages and the answer it got), per key, in
-the configured store (`records`: a restarted server and its replicas recognise it too); a
-request whose leading messages match one continues that session, and only the messages
-after them are stored. A digest names its session; a deleted session is not continued. A
+the configured store (`records`: a restarted server and its replicas recognise it too),
+with the session's last entry then; a request whose leading messages match one continues
+that session, and only the messages after them are stored. A session is continued only when
+its whole history is still the one the digest describes: one that has moved on since (its
+last entry is another) or was deleted is not. Two clients of one key whose chats began alike
+("hi" -> "Hello!") give one digest to two sessions: neither is continued by it, each client's
+next message starts a new session (with the history it resent), never the other's. A
 session named by the client (`session_id` field or `X-Session-Id` header) continues it with
 the messages after the request's last assistant message.
 
@@ -76,6 +80,11 @@ class Conversations:
     async def exists(self, owner: str, client_id: str) -> bool:
         return bool(await self.store.context(self.store_id(owner, client_id)))
 
+    async def _last_entry(self, owner: str, client_id: str) -> str | None:
+        """The id of the session's last entry (None: no such session)."""
+        entries = await self.store.context(self.store_id(owner, client_id))
+        return entries[-1].id if entries else None
+
     def _digests(self, owner: str, messages: Sequence[ClientMessage]) -> list[str]:
         """The digest of each prefix of `messages`: [digest(m[:1]), digest(m[:2]), ...]."""
         running = hashlib.sha256(owner.encode())
@@ -89,13 +98,21 @@ class Conversations:
         self, owner: str, messages: Sequence[ClientMessage]
     ) -> tuple[str, int, str] | None:
         """The session whose conversation the request's leading messages are, how many
-        messages that is (fewer than all: something new must follow), and its digest."""
+        messages that is (fewer than all: something new must follow), and its digest; None
+        when the longest remembered prefix names two sessions or one whose history has
+        moved on (a new session is started)."""
         digests = self._digests(owner, messages)
         for count in range(len(messages) - 1, max(0, len(messages) - 1 - RECOGNISE_LOOKUPS), -1):
-            found = await self.records.get("conversation", owner, digests[count - 1])
-            client_id = (found or {}).get("session")
-            if isinstance(client_id, str) and await self.exists(owner, client_id):
-                return client_id, count, digests[count - 1]
+            seen = await self.records.values("conversation", owner, digests[count - 1])
+            if not seen:
+                continue
+            sessions = {value.get("session") for value in seen}
+            client_id, last = seen[-1].get("session"), seen[-1].get("last")
+            if len(sessions) > 1 or not isinstance(client_id, str) or not isinstance(last, str):
+                return None
+            if await self._last_entry(owner, client_id) != last:
+                return None
+            return client_id, count, digests[count - 1]
         return None
 
     async def remember(
@@ -105,12 +122,14 @@ class Conversations:
         client_id: str,
         replaces: str | None = None,
     ) -> None:
-        """`messages` (the request's and the answer it got) continue `client_id`; the digest
-        it was recognised by (`replaces`) is no longer needed."""
-        if not messages:
+        """`messages` (the request's and the answer it got) continue `client_id`, as it is
+        now (its last entry); the digest it was recognised by (`replaces`) is no longer
+        needed."""
+        last = await self._last_entry(owner, client_id)
+        if not messages or last is None:
             return
         digest = self._digests(owner, messages)[-1]
-        await self.records.put("conversation", owner, digest, {"session": client_id})
+        await self.records.put("conversation", owner, digest, {"session": client_id, "last": last})
         if replaces is not None and replaces != digest:
             await self.records.drop("conversation", owner, replaces)
 

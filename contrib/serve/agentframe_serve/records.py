@@ -41,6 +41,13 @@ class Records:
         value = entries[-1].meta.get("value") if entries else None
         return value if isinstance(value, dict) else None
 
+    async def values(self, kind: str, owner: str, key: str) -> list[dict[str, Any]]:
+        """Every value put under `key` since it was last dropped, oldest first."""
+        record = self._id(kind, owner, key)
+        entries = await self.store.context(record) if record is not None else []
+        found = (e.meta.get("value") for e in entries)
+        return [value for value in found if isinstance(value, dict)]
+
     async def drop(self, kind: str, owner: str, key: str) -> None:
         record = self._id(kind, owner, key)
         if record is not None:

@@ -218,6 +218,52 @@ async def test_a_chat_ui_resending_everything_continues_one_session(serve: Any) 
     ]
 
 
+async def _chat(client: Any, messages: list[dict[str, Any]], **extra: Any) -> tuple[str, str]:
+    """The answer to `messages` and the session it was stored in."""
+    raw = await client.chat.completions.with_raw_response.create(
+        model="helper", messages=messages, **extra
+    )
+    return raw.parse().choices[0].message.content, raw.headers["x-session-id"]
+
+
+async def test_two_clients_whose_chats_began_alike_never_share_a_session(serve: Any) -> None:
+    served = await serve(["Hello!", "Hello!", "One.", "Two."])
+    one, two = served.client(), served.client()
+    hi = [{"role": "user", "content": "hi"}]
+    _, first = await _chat(one, hi)
+    _, second = await _chat(two, hi)
+    assert first != second
+    said = [*hi, {"role": "assistant", "content": "Hello!"}]
+    _, third = await _chat(one, [*said, {"role": "user", "content": "I am client one"}])
+    _, fourth = await _chat(two, [*said, {"role": "user", "content": "I am client two"}])
+    # "hi" -> "Hello!" is both chats: neither session is continued by it, nothing is mixed
+    assert len({first, second, third, fourth}) == 4
+    for alike in (first, second):
+        assert await served.entries(f"local.{alike}") == [("user", "hi"), ("assistant", "Hello!")]
+    assert await served.entries(f"local.{third}") == [
+        ("user", "hi"),
+        ("assistant", "Hello!"),
+        ("user", "I am client one"),
+        ("assistant", "One."),
+    ]
+    assert ("user", "I am client two") in await served.entries(f"local.{fourth}")
+
+
+async def test_a_session_that_moved_on_is_not_continued_by_its_old_history(serve: Any) -> None:
+    served = await serve(["Hello!", "Later.", "Other."])
+    client = served.client()
+    hi = [{"role": "user", "content": "hi"}]
+    _, first = await _chat(client, hi)
+    said = [*hi, {"role": "assistant", "content": "Hello!"}]
+    named = [*said, {"role": "user", "content": "more"}]
+    assert await _chat(client, named, extra_body={"session_id": first}) == ("Later.", first)
+    # the session's history is hi, Hello!, more, Later. now: a client resending only hi,
+    # Hello! is another conversation
+    _, other = await _chat(client, [*said, {"role": "user", "content": "else"}])
+    assert other != first
+    assert ("user", "else") not in await served.entries(f"local.{first}")
+
+
 async def test_a_named_session_takes_only_what_follows_the_last_answer(serve: Any) -> None:
     served = await serve(["One.", "Two."])
     client = served.client()
