@@ -68,7 +68,7 @@ class ClaudeTools:
         if name == "Read":
             return self._read(args)
         if name == "Write":
-            return write_file(project.path(args["file_path"]), args["content"])
+            return write_file(project.path(args["file_path"]), args["content"], o.max_file_bytes)
         if name in ("Edit", "MultiEdit"):
             edits = (
                 [Replacement.of(e) for e in args["edits"]]

@@ -6,6 +6,11 @@ that is missing, or found more than once without `replace_all`, changes nothing.
 `MultiEdit` applies its edits one after the other in memory and writes once: any edit that
 fails leaves the file as it was. The file's permission bits are kept.
 
+No file grows past `max_file_bytes`: the size an edit would give is computed from the
+match count before the new text is built (a `replace_all` of one byte by a megabyte in a
+1 MB file would otherwise build a terabyte in memory), and a `Write` larger than it is
+refused too.
+
 The loop runs the calls of one reply at once: two edits of one file would each read the old
 content and the second write would undo the first. Changes to one file are serialised (a
 lock per resolved path, in this process), so both apply.
@@ -53,7 +58,10 @@ class Replacement:
         )
 
 
-def write_file(path: Path, content: str) -> str:
+def write_file(path: Path, content: str, max_bytes: int) -> str:
+    size = len(content.encode("utf-8", errors="surrogatepass"))
+    if size > max_bytes:
+        raise ToolError(_too_large(path, size, max_bytes))
     with _lock(path):
         return _write_file(path, content)
 
@@ -78,13 +86,12 @@ def edit_file(path: Path, edits: list[Replacement], max_bytes: int) -> str:
 def _edit_file(path: Path, edits: list[Replacement], max_bytes: int) -> str:
     if not path.exists():
         if edits[0].old_string == "":  # Claude Code: an empty old_string creates the file
-            content = edits[0].new_string
-            content = _apply(content, edits[1:], 2)
+            content = _apply(edits[0].new_string, edits[1:], 2, max_bytes, path)
             _write(path, content)
             return f"File created successfully at: {path}"
         raise ToolError(f"File does not exist: {path}")
     original = _read(path, max_bytes)
-    content = _apply(original, edits, 1)
+    content = _apply(original, edits, 1, max_bytes, path)
     _write(path, content)
     if len(edits) > 1:
         done = "\n".join(
@@ -104,7 +111,12 @@ def _edit_file(path: Path, edits: list[Replacement], max_bytes: int) -> str:
     )
 
 
-def _apply(content: str, edits: list[Replacement], first: int) -> str:
+def _apply(content: str, edits: list[Replacement], first: int, max_bytes: int, path: Path) -> str:
+    """`content` with `edits` applied in order; a ToolError for the first that cannot be
+    applied, or whose result would pass `max_bytes` (checked before it is built)."""
+    size = _size(content)
+    if size > max_bytes:
+        raise ToolError(_too_large(path, size, max_bytes))
     for n, edit in enumerate(edits, first):
         where = f" (edit {n})" if len(edits) > 1 or first > 1 else ""
         if edit.old_string == edit.new_string:
@@ -125,8 +137,24 @@ def _apply(content: str, edits: list[Replacement], first: int) -> str:
                 f"occurrence, please provide more context to uniquely identify the instance."
                 f"{where}\nString: {edit.old_string}"
             )
-        content = content.replace(edit.old_string, edit.new_string, -1 if edit.replace_all else 1)
+        replaced = count if edit.replace_all else 1
+        size += replaced * (_size(edit.new_string) - _size(edit.old_string))
+        if size > max_bytes:
+            raise ToolError(f"{_too_large(path, size, max_bytes)}{where}")
+        content = content.replace(edit.old_string, edit.new_string, replaced)
     return content
+
+
+def _size(text: str) -> int:
+    """Bytes of `text` in UTF-8 (a lone surrogate counted as the 3 bytes it is written as)."""
+    return len(text.encode("utf-8", errors="surrogatepass"))
+
+
+def _too_large(path: Path, size: int, max_bytes: int) -> str:
+    return (
+        f"{path}: the result would be {size} bytes, over the {max_bytes} bytes a file may "
+        "have (max_file_bytes); nothing was changed"
+    )
 
 
 def _read(path: Path, max_bytes: int) -> str:

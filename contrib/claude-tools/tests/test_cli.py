@@ -79,3 +79,34 @@ def test_a_bad_option_is_a_config_error_naming_it(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "allow[1]" in done.stderr and "TodoWrite" in done.stderr  # the field, the choices
     assert "Traceback" not in done.stderr
+
+
+def test_an_edit_whose_result_would_pass_max_file_bytes_is_refused(tmp_path: Path) -> None:
+    """One `replace_all` of a byte by 64 KiB in a 2000-byte file would write 128 MB: the
+    size is computed before the result is built, and the file is left as it was."""
+    huge = "x" * (64 << 10)
+    replies = [
+        _call("Edit", file_path="big.txt", old_string="a", new_string=huge, replace_all=True),
+        _call(
+            "MultiEdit",
+            file_path="big.txt",
+            edits=[
+                {"old_string": "aa", "new_string": "b", "replace_all": True},
+                {"old_string": "b", "new_string": huge, "replace_all": True},
+            ],
+        ),
+        _call("Write", file_path="new.txt", content=huge),
+        _call("Edit", file_path="big.txt", old_string="a" * 2000, new_string="small"),
+        {"content": "done"},
+    ]
+    cwd = _project(tmp_path / "p", READER, replies, root=".", max_file_bytes=4096)
+    (cwd / "big.txt").write_text("a" * 2000)
+    done = run_cli(cwd, "run", "--json", "grow it")
+    assert done.returncode == 0, done.stderr
+    edit, multi, write, fine = json.loads(done.stdout)["tool_calls"]
+    assert edit["is_error"] and "131072000 bytes" in edit["result"]
+    assert "max_file_bytes" in edit["result"]
+    assert multi["is_error"] and "(edit 2)" in multi["result"]
+    assert write["is_error"] and "max_file_bytes" in write["result"]
+    assert not fine["is_error"], fine["result"]
+    assert (cwd / "big.txt").read_text() == "small" and not (cwd / "new.txt").exists()
