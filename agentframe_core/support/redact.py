@@ -3,9 +3,10 @@
 A secret can sit under a key whose name says so (`api_key`, `token`), in any HTTP header
 value (`Authorization`, `X-Api-Key`, a custom one), inside a URL or DSN (`user:pass@`, the
 password may hold `@` or spaces; `?token=`, `&api_key=`; `password='p w'`), or anywhere in a
-library's error message, where only the caller knows it (`known`). `redact_data` masks a
-config before `config show` prints it; `redact_text` masks free text (error messages, log
-lines) by pattern; `RedactingFormatter` applies it to every log record, traceback included.
+library's error message, where only the caller knows it (`known`), or in a command line's
+arguments (`--token X`, `--api-key=X`). `redact_data` masks a config before `config show` or
+`/v1/stack` prints it; `redact_text` masks free text (error messages, log lines) by pattern;
+`RedactingFormatter` applies it to every log record, traceback included.
 """
 
 from __future__ import annotations
@@ -30,13 +31,23 @@ _SECRET_NAME = re.compile(rf"^(?:[a-z0-9]+[-_])*(?:{_SECRET_WORD}|key)$", re.I)
 _USERINFO = re.compile(
     r"(?P<scheme>\b[a-z][a-z0-9+.-]*://)(?:[^/\s@?#:]*:[^/?#\n]*|[^/\s?#]+)@", re.I
 )
-_QUERY = re.compile(rf"(?P<name>[?&;](?:[a-z0-9]+[-_])*{_SECRET_WORD}=)[^&#\s\"'<>]*", re.I)
+_QUERY = re.compile(rf"(?P<name>[?&;](?:[a-z0-9]+[-_])*(?:{_SECRET_WORD}|key)=)[^&#\s\"'<>]*", re.I)
 _SCHEME_TOKEN = re.compile(r"\b(?P<name>Bearer|Basic|Token|Digest)\s+[A-Za-z0-9._~+/=-]+")
 #: `<secret name>: <value>`; a quoted value is masked to its closing quote (`password='p w'`).
 _NAMED_VALUE = re.compile(
     rf"(?P<name>(?<![\w.-])(?:[a-z0-9]+[-_])*{_SECRET_WORD}[\"']?\s*[:=]\s*)"
     r"(?:(?P<quote>[\"'])(?:\\.|(?!(?P=quote))[^\\\n])+(?P=quote)"
     r"|(?P<open>[\"']?)(?!\*\*\*)(?:Bearer\s+|Basic\s+)?[^\s\"',;&}\]]+)",
+    re.I,
+)
+
+#: A command-line flag naming a secret: `--token`, `--api-key`, `-password`.
+_SECRET_FLAG = re.compile(rf"^--?(?:[a-z0-9]+[-_])*(?:{_SECRET_WORD}|key)$", re.I)
+#: The same flag in text, with its value after `=` or a space: `--api-key=X`, `--token X`.
+_FLAG_VALUE = re.compile(
+    rf"(?P<name>(?<![\w-])--?(?:[a-z0-9]+[-_])*(?:{_SECRET_WORD}|key)(?:=|\s+))"
+    r"(?:(?P<quote>[\"'])(?:\\.|(?!(?P=quote))[^\\\n])+(?P=quote)"
+    r"|(?P<open>)(?!\*\*\*|-)[^\s\"',;&]+)",
     re.I,
 )
 
@@ -55,24 +66,40 @@ def redact_url(url: str) -> str:
 
 def redact_text(text: str, known: Iterable[str] = ()) -> str:
     """Free text (an error message, a log line) with every secret it shows masked: URL
-    credentials, `Bearer <token>`, `<secret name>: <value>` / `<secret name>=<value>`, and
-    each `known` value wherever it appears (a password or header value a library quoted)."""
+    credentials, `Bearer <token>`, `<secret name>: <value>` / `<secret name>=<value>`,
+    `--secret-flag <value>`, and each `known` value wherever it appears (a password or
+    header value a library quoted)."""
     for secret in sorted((k for k in known if k), key=len, reverse=True):
         text = text.replace(secret, MASK)
     text = redact_url(text)
     text = _SCHEME_TOKEN.sub(rf"\g<name> {MASK}", text)
+    text = _FLAG_VALUE.sub(_masked_value, text)
     return _NAMED_VALUE.sub(_masked_value, text)
+
+
+def _redact_arguments(values: list[Any], key: str) -> list[Any]:
+    """A list (a command's arguments) with each item masked, and the value after a flag
+    naming a secret (`["--token", "X"]`) masked entirely."""
+    shown: list[Any] = []
+    for index, value in enumerate(values):
+        previous = values[index - 1] if index else None
+        if isinstance(previous, str) and _SECRET_FLAG.match(previous) and value not in (None, ""):
+            shown.append(MASK)
+        else:
+            shown.append(redact_data(value, key))
+    return shown
 
 
 def redact_data(value: Any, key: str = "") -> Any:
     """A copy of parsed config data with secrets masked: values under secret-named keys,
-    every header value (under any `headers` key), and credentials in any string."""
+    every header value (under any `headers` key), the value after a secret-named flag in a
+    list (`args: [--token, X]`), and credentials in any string."""
     if isinstance(value, dict):
         if key.lower() == "headers":
             return {k: MASK if v not in (None, "") else v for k, v in value.items()}
         return {k: redact_data(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_data(v, key) for v in value]
+        return _redact_arguments(value, key)
     if _SECRET_NAME.match(key) and value not in (None, "") and not isinstance(value, bool):
         return MASK
     if isinstance(value, str):

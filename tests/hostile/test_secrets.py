@@ -8,7 +8,7 @@ import logging
 
 from agentframe_core import RedactingFormatter, redact_data, redact_text, redact_url
 
-SECRETS = [f"S3CRET{i}" for i in range(7)]
+SECRETS = [f"S3CRET{i}" for i in range(10)]
 
 CONFIG = f"""\
 adapter:
@@ -22,6 +22,14 @@ adapter:
   extra_body: {{note: "see https://bob:{SECRETS[6]}@example.com/x"}}
   max_tokens: 100
 store: memory
+tools:
+  - use: mcp
+    servers:
+      github:
+        command: npx
+        args: [-y, some-server, --token, {SECRETS[7]}, "--api-key={SECRETS[8]}", --port, "8"]
+      web:
+        url: "https://mcp.example/v1?key={SECRETS[9]}&region=eu"
 """
 
 
@@ -37,6 +45,17 @@ def test_free_text_loses_tokens_and_secret_named_values():
     for secret in ("sk-abc", "k3y", "hunter2"):
         assert secret not in shown
     assert "max_tokens: 100" in shown and "Authorization" in shown
+
+
+def test_command_arguments_lose_the_values_of_secret_flags():
+    args = ["-y", "server", "--token", "t0k", "--api-key=k3y", "--port", "8", "--verbose"]
+    assert redact_data({"args": args}) == {
+        "args": ["-y", "server", "--token", "***", "--api-key=***", "--port", "8", "--verbose"]
+    }
+    shown = redact_text("npx server --token t0k --api-key=k3y --password 'p w' --port 8")
+    assert "t0k" not in shown and "k3y" not in shown and "p w" not in shown
+    assert shown.endswith("--port 8")
+    assert redact_url("https://h/x?key=g00g&q=1") == "https://h/x?key=***&q=1"
 
 
 def test_config_data_masks_every_header_value_and_secret_keys():

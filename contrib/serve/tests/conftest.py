@@ -62,8 +62,9 @@ async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
         serve: Any = None,
         environ: dict[str, str] | None = None,
         host: str = "127.0.0.1",
+        extra_tools: list[dict[str, Any]] | None = None,
     ) -> Served:
-        root = write_project(tmp_path, replies, tools=tools, serve=serve)
+        root = write_project(tmp_path, replies, tools=tools, serve=serve, extra_tools=extra_tools)
         plugins = PluginHost()
         config = load_config(plugins, root / "agentframe.yaml")
         stack = build_stack(config, plugins)

@@ -36,8 +36,10 @@ def write_project(
     tools: list[str] | None = None,
     serve: Any = None,
     store: dict[str, Any] | None = None,
+    extra_tools: list[dict[str, Any]] | None = None,
 ) -> Path:
-    """A project: agents `helper` and `other`, scripted replies, sessions in SQLite."""
+    """A project: agents `helper` and `other`, scripted replies, sessions in SQLite, and
+    `extra_tools` (dispatcher blocks) after the `functions` one."""
     agents = root / ".agentframe" / "agents"
     agents.mkdir(parents=True, exist_ok=True)
     (agents / "helper.md").write_text(AGENT.format(name="helper", description="Helps."))
@@ -45,7 +47,10 @@ def write_project(
     config: dict[str, Any] = {
         "adapter": {"use": "scripted", "replies": replies},
         "store": store or {"use": "sqlite", "path": str(root / "sessions.db")},
-        "tools": [{"use": "functions", "import": tools or ["agentframe_core.examples:add"]}],
+        "tools": [
+            {"use": "functions", "import": tools or ["agentframe_core.examples:add"]},
+            *(extra_tools or []),
+        ],
     }
     if serve is not None:
         config["serve"] = serve

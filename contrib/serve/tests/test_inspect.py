@@ -174,14 +174,27 @@ async def test_the_kg_folder_is_the_configs_and_stays_in_it(serve: Any, tmp_path
 
 
 async def test_the_stack_with_secrets_masked(serve: Any) -> None:
-    served = await serve(["unused"], serve={"public_url": "https://u:hunter2@agents.example"})
+    servers = {
+        "gh": {"command": "mcp-gh", "args": ["--token", "tok1", "--api-key=tok2", "--port", "8"]},
+        "web": {"type": "http", "url": "http://127.0.0.1:9/mcp?key=tok3&region=eu"},
+    }
+    served = await serve(
+        ["unused"],
+        serve={"public_url": "https://u:hunter2@agents.example"},
+        extra_tools=[{"use": "mcp", "servers": servers, "claude_plugins": False}],
+    )
     async with httpx.AsyncClient(base_url=served.url) as http:
         stack = (await http.get("/v1/stack")).json()
     assert "helper" in stack["agents"]
     assert "agentframe-serve" in {p["distribution"] for p in stack["plugins"]}
-    assert stack["config"]["data"]["adapter"]["use"] == "scripted"
-    assert stack["config"]["data"]["serve"]["public_url"] == "https://***@agents.example"
-    assert "hunter2" not in json.dumps(stack)
+    data = stack["config"]["data"]
+    assert data["adapter"]["use"] == "scripted"
+    assert data["serve"]["public_url"] == "https://***@agents.example"
+    mcp = data["tools"][1]["servers"]
+    assert mcp["gh"]["args"] == ["--token", "***", "--api-key=***", "--port", "8"]
+    assert mcp["web"]["url"] == "http://127.0.0.1:9/mcp?key=***&region=eu"
+    for secret in ("hunter2", "tok1", "tok2", "tok3"):
+        assert secret not in json.dumps(stack)
 
 
 async def test_the_servers_own_origin_may_post(serve: Any) -> None:
