@@ -3,7 +3,9 @@
 The loader keeps the tool in the agent's allowlist (or out of its denylist) and records the
 entry here, by the definition's file: a call of that tool must then match one of the file's
 allowing entries, and must match none of its `disallowedTools` entries. The rule syntax is
-the permission rules' (`permissions.py`).
+the permission rules' (`permissions.py`), and so is the reading of a Bash command: with a
+restricted `Bash(…)` entry, every command it runs must be allowed, none denied, it may
+write no file (`> out.txt`), and one that cannot be read without running it is refused.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from agentframe_core import AgentDefinition
 
 from .names import claude_names
-from .permissions import Rule, first_match, parse_rule
+from .permissions import Rule, first_match, parse_rule, unreadable_command
 
 __all__ = ["AgentRules", "agent_rules", "agent_rules_of", "record_agent_rules"]
 
@@ -37,6 +39,12 @@ class AgentRules:
         if denied is not None:
             return f"agent {self.agent!r} does not allow {denied.text!r} (disallowedTools)"
         names = claude_names(name)
+        unsure = unreadable_command(name, arguments)
+        restricting = [r for r in (*self.allow, *self.deny) if r.spec and any(map(r.covers, names))]
+        if unsure and restricting:
+            return (
+                f"agent {self.agent!r} cannot check this command against its Bash rules: {unsure}"
+            )
         covering = [rule for rule in self.allow if any(map(rule.covers, names))]
         if covering and first_match(covering, name, arguments, cwd, every=True) is None:
             allowed = ", ".join(repr(rule.text) for rule in covering)

@@ -8,9 +8,18 @@ a matching `deny` rule wins, then `ask`, then `allow`; with none, the mode decid
 Code's tools and MCP tools (read-only tools run, others ask in `default`; `acceptEdits` lets
 edits run; `dontAsk` refuses what is not allowed; `bypassPermissions` runs everything a deny
 rule does not stop) and `plan` refuses whatever writes; a stack's other tools run. `Edit`
-rules cover every tool that edits files, `Read` rules every tool that reads them. A Bash
-command made of several (`a && b`, `a | b`) is allowed only when each part is, and denied
-when any part is.
+rules cover every tool that edits files, `Read` rules every tool that reads them.
+
+A Bash command is read as a shell reads it (`shellsplit.py`): every command it runs, those
+in `$(…)`, backticks, `<(…)`, subshells and `sh -c '…'` included, and the files its
+redirections write. A deny or ask rule matches when any command matches it (also without
+its leading assignments, a wrapper such as `timeout 5` or `sudo`, git's options before the
+sub-command, or the folder of the program's path); an allow rule allows only when every
+command matches an allow rule and every file written (`> file`) matches an `Edit` allow
+rule. A command that cannot be read without running it (`eval`, a command name from `$VAR`,
+an unclosed quote) is never allowed by a `Bash(…)` rule: it asks (or is refused where
+nobody can be asked), and asks even under a plain `Bash` allow rule when `Bash(…)` deny or
+ask rules exist.
 """
 
 from __future__ import annotations
@@ -18,13 +27,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from .names import claude_names
+from .shellsplit import Script, SimpleCommand, split_script
 
-__all__ = ["MODES", "Decision", "Rule", "RuleError", "Rules", "first_match", "parse_rule"]
+__all__ = [
+    "MODES",
+    "Decision",
+    "Rule",
+    "RuleError",
+    "Rules",
+    "first_match",
+    "parse_rule",
+    "unreadable_command",
+]
 
 Action = Literal["allow", "ask", "deny"]
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
@@ -41,7 +61,30 @@ CLAUDE_TOOLS = EDIT_TOOLS | READ_TOOLS | {"Bash", "WebFetch", "WebSearch", "Todo
 ENFORCED_TOOLS = EDIT_TOOLS | READ_TOOLS | {"Bash", "WebFetch"}
 
 _RULE = re.compile(r"^([A-Za-z0-9_.*-]+)(?:\((.*)\))?$", re.DOTALL)
-_OPERATORS = re.compile(r"\s*(?:&&|\|\||;|\||\n)\s*")
+
+#: Variables a command may be given (`LANG=C git log`) and still match an allow rule
+#: written without them; any other assignment (`GIT_SSH_COMMAND=…`, `LD_PRELOAD=…`) must
+#: be in the rule.
+_HARMLESS_VARIABLES = frozenset(
+    {
+        "LANG",
+        "LANGUAGE",
+        "LC_ALL",
+        "LC_MESSAGES",
+        "TZ",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "TERM",
+        "COLUMNS",
+        "CI",
+        "RUST_BACKTRACE",
+        "RUST_LOG",
+        "PYTHONUNBUFFERED",
+        "NODE_ENV",
+    }
+)
+#: Commands after which a relative `> file` no longer lies where the rules would look.
+_FOLDER_CHANGES = frozenset({"cd", "pushd", "popd"})
 
 
 class RuleError(ValueError):
@@ -117,10 +160,18 @@ class Rules:
             rule = _first(rules, names, arguments, cwd, every=False)
             if rule is not None:
                 return Decision(action, f"rule {rule.text!r} in {rule.source}")  # type: ignore[arg-type]
+        unsure = unreadable_command(name, arguments)
+        if unsure and any(r.spec and r.covers("Bash") for r in [*self.deny, *self.ask]):
+            return Decision(
+                "ask", f"the command cannot be checked against the Bash rules: {unsure}"
+            )
         rule = _first(self.allow, names, arguments, cwd, every=True)
         if rule is not None:
             return Decision("allow", f"rule {rule.text!r} in {rule.source}")
-        return self._by_mode(names[0], writes, hook_allowed)
+        decision = self._by_mode(names[0], writes, hook_allowed)
+        if unsure and decision.action != "allow":
+            return Decision(decision.action, f"{decision.why}; {unsure}")
+        return decision
 
     def _by_mode(self, tool: str, writes: bool, hook_allowed: bool) -> Decision:
         mode = self.mode
@@ -143,25 +194,91 @@ def first_match(
     return _first(rules, claude_names(name), arguments, cwd, every)
 
 
+def unreadable_command(name: str, arguments: Mapping[str, Any]) -> str:
+    """Why a Bash call's command cannot be checked against rules ("" when it can, or for
+    another tool)."""
+    if "Bash" not in claude_names(name):
+        return ""
+    return _script(str(arguments.get("command", ""))).unsure
+
+
 def _first(
     rules: Iterable[Rule], names: list[str], arguments: Mapping[str, Any], cwd: Path, every: bool
 ) -> Rule | None:
-    """The first rule matching the call. A compound Bash command matches an allow rule
-    (`every`) only when each of its commands matches one; a deny or ask rule when any does."""
-    rules = [r for r in rules if any(r.covers(n) for n in names)]
-    if not rules:
-        return None
+    """The first rule matching the call. A Bash command matches an allow rule (`every`) only
+    when each of its commands and written files matches one; a deny or ask rule when any
+    does."""
+    given = list(rules)
+    rules = [r for r in given if any(r.covers(n) for n in names)]
     whole = next((r for r in rules if r.spec is None), None)
     if whole is not None:
         return whole
+    if "Bash" in names:  # a deny Edit rule stops `> file` too: `given`'s Edit rules count
+        edits = [r for r in given if r.tool in EDIT_TOOLS and r.spec is not None]
+        if not rules and not edits:
+            return None
+        script = _script(str(arguments.get("command", "")))
+        return _bash_match(rules, edits, script, cwd, every)
+    if not rules:
+        return None
     tool = next(n for n in names if any(r.covers(n) for r in rules))
-    if tool == "Bash":
-        parts = [p for p in _OPERATORS.split(str(arguments.get("command", "")).strip()) if p]
-        found = [next((r for r in rules if _command_matches(r.spec or "", p)), None) for p in parts]
-        if every:
-            return found[0] if found and all(found) else None
-        return next((r for r in found if r is not None), None)
     return next((r for r in rules if _matches(r, tool, arguments, cwd)), None)
+
+
+@lru_cache(maxsize=64)
+def _script(command: str) -> Script:
+    """A command read once for all the rules it is checked against (never changed)."""
+    return split_script(command)
+
+
+def _bash_match(
+    rules: list[Rule], edits: list[Rule], script: Script, cwd: Path, every: bool
+) -> Rule | None:
+    def written(target: str) -> Rule | None:
+        path = Path(target).expanduser()
+        if every and not path.is_absolute() and moves:
+            return None  # after a `cd` a relative file is not where the rule looks
+        args = {"file_path": str(path if path.is_absolute() else cwd / path)}
+        return next((r for r in edits if _matches(r, "Edit", args, cwd)), None)
+
+    moves = any(c.words[0] in _FOLDER_CHANGES for c in script.commands)
+    if every:
+        if script.unsure or not script.commands:
+            return None
+        found = [
+            next((r for r in rules if _command_matches(r.spec or "", _allow_text(c))), None)
+            for c in script.commands
+        ]
+        if not all(found) or not all(written(target) for target in script.writes):
+            return None
+        return found[0]
+    for command in script.commands:
+        texts = _deny_texts(command)
+        rule = next(
+            (r for r in rules if any(_command_matches(r.spec or "", t) for t in texts)), None
+        )
+        if rule is not None:
+            return rule
+    return next((r for r in map(written, script.writes) if r is not None), None)
+
+
+def _allow_text(command: SimpleCommand) -> str:
+    """The text an allow rule must match: with the assignments before the command unless
+    each is harmless."""
+    names = (a.split("=", 1)[0].rstrip("+") for a in command.assignments)
+    if all(n in _HARMLESS_VARIABLES for n in names):
+        return command.text
+    return " ".join([*command.assignments, *command.words])
+
+
+def _deny_texts(command: SimpleCommand) -> list[str]:
+    """Each text a deny or ask rule is tried on: as written, with its assignments, and with
+    the program's folder left out (`/bin/rm` is `rm`)."""
+    texts = [command.text, " ".join([*command.assignments, *command.words])]
+    program = command.words[0].rsplit("/", 1)[-1]
+    if program != command.words[0]:
+        texts.append(" ".join([program, *command.words[1:]]))
+    return texts
 
 
 def _matches(rule: Rule, tool: str, arguments: Mapping[str, Any], cwd: Path) -> bool:

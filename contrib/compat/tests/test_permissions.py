@@ -49,6 +49,69 @@ CASES = [
     (rules(allow=["Bash"], deny=["Bash(curl:*)"]), "Bash", {"command": "curl x"}, True, "deny"),
     (rules(allow=["Bash"], ask=["Bash(git push:*)"]), "Bash", {"command": "git push"}, True, "ask"),
     (rules(allow=["Bash"]), "Bash", {"command": "anything at all"}, True, "allow"),
+    # Bash: the command as the shell reads it (issue 38): background jobs, substitutions,
+    # redirections, wrappers; what cannot be read asks
+    *[
+        (rules(allow=["Bash(git status:*)"]), "Bash", {"command": c}, True, "ask")
+        for c in (
+            "git status & touch x",
+            "git status `touch x`",
+            "git status $(touch x)",
+            "git status <(touch x)",
+            "git status > out.txt",
+            "git -c core.fsmonitor=evil status",
+            "LD_PRELOAD=evil.so git status",
+            "eval git status",
+            "git status 'unclosed",
+        )
+    ],
+    (rules(allow=["Bash(git status:*)"]), "Bash", {"command": "LANG=C git status"}, True, "allow"),
+    (
+        rules(allow=["Bash(git status:*)", "Edit(out.txt)"]),
+        "Bash",
+        {"command": "git status > out.txt 2>&1"},
+        True,
+        "allow",
+    ),
+    (
+        rules(allow=["Bash(git status:*)", "Bash(cd:*)", "Edit(out.txt)"]),
+        "Bash",
+        {"command": "cd /etc && git status > out.txt"},
+        True,
+        "ask",
+    ),
+    *[
+        (rules(allow=["Bash"], deny=["Bash(rm:*)"]), "Bash", {"command": c}, True, "deny")
+        for c in (
+            "true & rm -rf build",
+            "echo $(rm -rf build)",
+            "echo `rm -rf build`",
+            "/bin/rm -rf build",
+            "sudo rm -rf build",
+            "timeout 5 rm -rf build",
+            "bash -c 'cd x; rm -rf build'",
+            "find . -exec rm {} +",
+            "X=1 rm -rf build",
+            "cat <<'EOF'\nhi\nEOF\nrm -rf build",
+        )
+    ],
+    (
+        rules(allow=["Bash"], deny=["Bash(git push:*)"]),
+        "Bash",
+        {"command": "git -C . push"},
+        True,
+        "deny",
+    ),
+    (
+        rules(allow=["Bash"], deny=["Edit(.env)"]),
+        "Bash",
+        {"command": "echo x > .env"},
+        True,
+        "deny",
+    ),
+    (rules(allow=["Bash"], deny=["Bash(rm:*)"]), "Bash", {"command": "eval rm x"}, True, "ask"),
+    (rules(allow=["Bash"]), "Bash", {"command": "eval rm x"}, True, "allow"),
+    (rules(allow=["Bash(eval:*)"], mode="dontAsk"), "Bash", {"command": "eval x"}, True, "deny"),
     # Read / Edit: gitignore-style paths; Edit rules cover Write, Read rules Grep
     (rules(deny=["Read(./.env)"]), "Read", {"file_path": "/work/project/.env"}, False, "deny"),
     (rules(deny=["Read(./.env)"]), "Read", {"file_path": "/work/project/a.txt"}, False, "allow"),
