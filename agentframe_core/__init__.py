@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     )
     from .assembly.facade import run
     from .assembly.plugins import PluginHost, cache_dir, data_dir
+    from .assembly.trust import UntrustedFolderError, config_in_project, require_trust, trust_all
     from .assembly.stack import build_stack
     from .contract.commands import CommandError, CommandScan, SlashCommand, UnknownCommandError
     from .contract.configtypes import AdapterPart, Config, Limits, PartConfig, PartOf
@@ -244,6 +245,10 @@ _LAZY = {
     "PluginHost": ".assembly.plugins",
     "cache_dir": ".assembly.plugins",
     "data_dir": ".assembly.plugins",
+    "UntrustedFolderError": ".assembly.trust",
+    "config_in_project": ".assembly.trust",
+    "require_trust": ".assembly.trust",
+    "trust_all": ".assembly.trust",
     "build_stack": ".assembly.stack",
     "AgentCatalog": ".assembly.catalog",
     "find_agents": ".assembly.catalog",
@@ -385,6 +390,10 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "PluginHost",
     "cache_dir",
     "data_dir",
+    "UntrustedFolderError",
+    "config_in_project",
+    "require_trust",
+    "trust_all",
     "build_stack",
     "AgentCatalog",
     "find_agents",

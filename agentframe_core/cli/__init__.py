@@ -31,11 +31,39 @@ KERNEL_COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("agentframe_core.cli.doctor:doctor", "Check the installation and the config."),
     "config": ("agentframe_core.cli.config:config", "Show, check or export the config schema."),
     "new": ("agentframe_core.cli.new:new", "Scaffold a plugin package for any extension point."),
+    "trust": ("agentframe_core.cli.trust:trust", "Trust a folder to run its own code (hooks...)."),
+}
+
+#: Commands that only show what there is: the code of an untrusted folder is left out, never
+#: asked about (`assembly/trust.py`). The first word, or the first two for a group.
+INSPECTION_COMMANDS = {
+    ("doctor",),
+    ("agents", "list"),
+    ("agents", "show"),
+    ("agents", "check"),
+    ("commands", "list"),
+    ("commands", "show"),
+    ("config", "show"),
+    ("config", "check"),
+    ("mcp", "list"),
+    ("skills", "list"),
+    ("plugins",),
 }
 
 
 class AgentframeGroup(click.Group):
     """Resolves kernel commands lazily and plugin commands through the plugin host."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        words = [w for w in rest if not w.startswith("-")][:1]
+        if name is not None and {(name,), (name, *words)} & INSPECTION_COMMANDS:
+            from ..assembly.trust import inspect_only
+
+            inspect_only()
+        return name, command, rest
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*KERNEL_COMMANDS, *_manifest_commands()})
