@@ -154,15 +154,19 @@ def _kind(mode: int) -> str:
 TMP_SUFFIX = ".tmp"
 
 
-def atomic_write(path: Path, data: bytes | str, *, durable: bool = False) -> None:
+def atomic_write(
+    path: Path, data: bytes | str, *, durable: bool = False, mode: int = 0o666
+) -> None:
     """Replace `path` with `data` (text is written as UTF-8) through a temporary file
     `<name>.<random>.tmp` in the same folder, then a rename. Two writers of one file never share
     a temporary, and a failed write leaves no temporary behind. `durable` also flushes the data
-    to disk before the rename, so that a power loss leaves the old content or the new."""
+    to disk before the rename, so that a power loss leaves the old content or the new. `mode`
+    (less the umask) is the file's from its creation: 0o600 is never readable by others."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     tmp = path.with_name(f"{path.name}.{secrets.token_hex(4)}{TMP_SUFFIX}")
     try:
-        with open(tmp, "wb") as handle:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with open(fd, "wb") as handle:
             handle.write(payload)
             if durable:
                 handle.flush()
