@@ -118,7 +118,8 @@ if TYPE_CHECKING:
     from .support.sqlitewal import use_wal
     from .support.turnlease import SessionDeletedError, TurnLeaseLostError
 
-__version__ = "0.1.0"
+    #: The installed distribution's version (its metadata: one number, set in pyproject.toml).
+    __version__: str
 
 #: Every public name and the module it comes from, by group (the order of `docs/api.md`).
 _LAZY = {
@@ -258,6 +259,10 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # read on first use: `import agentframe_core` stays cheap
+        found: str = importlib.import_module("importlib.metadata").version("agentframe")
+        globals()[name] = found
+        return found
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'agentframe_core' has no attribute {name!r}")

@@ -121,6 +121,14 @@ def test_the_lazy_table_and_all_agree() -> None:
     assert checked == set(lazy)
 
 
+def test_the_version_is_the_installed_distributions() -> None:
+    """One number, set in pyproject.toml: what a scaffolded plugin pins the kernel to."""
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert agentframe_core.__version__ == declared
+
+
 # -- docs/api.md, the exports, and what the kits and the example plugin import -----------------
 
 API_DOC = ROOT / "docs" / "api.md"
