@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         UnknownAgentError,
         UnknownPartError,
     )
+    from .contract.extensions import EXTENSION_POINTS, ExtensionPoint
     from .contract.hookspecs import hookimpl, hookspec
     from .contract.llm import Capabilities, Completion, CompletionRequest, ToolSpec, Usage
     from .contract.model import (
@@ -180,6 +181,8 @@ _LAZY = {
     "HookVerdict": ".contract.runtimehooks",
     "Kind": ".contract.registry",
     "Register": ".contract.registry",
+    "EXTENSION_POINTS": ".contract.extensions",
+    "ExtensionPoint": ".contract.extensions",
     "AgentDefinitionError": ".contract.errors",
     "AgentframeError": ".contract.errors",
     "ConfigError": ".contract.errors",
@@ -329,6 +332,8 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "HookVerdict",
     "Kind",
     "Register",
+    "EXTENSION_POINTS",
+    "ExtensionPoint",
     "AgentDefinitionError",
     "AgentframeError",
     "ConfigError",

@@ -9,7 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from venvs import agentframe, make_venv, pip
+
+from agentframe_core.testing import make_venv, venv_cli, venv_pip
 
 GOOD_PLUGIN = '''
 from pydantic import BaseModel, ConfigDict
@@ -96,14 +97,14 @@ def env(tmp_path_factory) -> dict[str, str]:
         ("agentframe-badhook", RAISING_HOOK_PLUGIN),
         ("agentframe-gatekeeper", GATE_PLUGIN),
     ]:
-        pip(python, "install", "--no-deps", str(make_distribution(root, name, source)))
+        venv_pip(python, "install", "--no-deps", str(make_distribution(root, name, source)))
     env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(root / "cache"), "PYTHON": str(python)}
     env.pop("AGENTFRAME_CONFIG", None)
     return env
 
 
 def test_plugins_json_lists_the_installed_plugin(env):
-    done = agentframe(env, "plugins", "--json")
+    done = venv_cli(env, "plugins", "--json")
     assert done.returncode == 1, done.stderr  # one plugin is broken: reported, exit 1
     plugins = {p["name"]: p for p in json.loads(done.stdout)}
     good = plugins["labelled"]
@@ -115,7 +116,7 @@ def test_plugins_json_lists_the_installed_plugin(env):
 
 
 def test_a_broken_plugin_is_reported_and_the_cli_still_works(env, tmp_path):
-    done = agentframe(env, "plugins", "--json")
+    done = venv_cli(env, "plugins", "--json")
     plugins = {p["name"]: p for p in json.loads(done.stdout)}
     [error] = plugins["broken"]["errors"]
     assert error["stage"] == "import"
@@ -125,10 +126,10 @@ def test_a_broken_plugin_is_reported_and_the_cli_still_works(env, tmp_path):
 
     config = tmp_path / "agentframe.yaml"
     config.write_text("adapter: {use: scripted, replies: [hi]}\nstore: {use: labelled, label: x}\n")
-    checked = agentframe(env, "config", "check", "--json", cwd=tmp_path)
+    checked = venv_cli(env, "config", "check", "--json", cwd=tmp_path)
     assert checked.returncode == 0, checked.stderr
     assert json.loads(checked.stdout)["parts"]["store"] == "labelled"
-    ran = agentframe(env, "run", "--json", "say hi", cwd=tmp_path)
+    ran = venv_cli(env, "run", "--json", "say hi", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["reply"] == "hi"
 
@@ -137,7 +138,7 @@ def test_plugin_options_are_validated(env, tmp_path):
     (tmp_path / "agentframe.yaml").write_text(
         "adapter: {use: scripted}\nstore:\n  use: labelled\n  lable: x\n"
     )
-    done = agentframe(env, "config", "check", cwd=tmp_path)
+    done = venv_cli(env, "config", "check", cwd=tmp_path)
     assert done.returncode == 2
     assert (
         "agentframe.yaml:4: store.lable: unknown option for 'labelled' (did you mean 'label'?)"
@@ -147,8 +148,8 @@ def test_plugin_options_are_validated(env, tmp_path):
 
 
 def test_plugin_command_runs_and_help_lists_it_without_importing_plugins(env):
-    assert agentframe(env, "plugins").returncode == 1  # writes the manifest
-    done = agentframe(env, "hello")
+    assert venv_cli(env, "plugins").returncode == 1  # writes the manifest
+    done = venv_cli(env, "hello")
     assert done.returncode == 0 and done.stdout.strip() == "hello from a plugin"
     probe = (
         "import sys; from agentframe_core.cli import main\n"
@@ -165,14 +166,14 @@ def test_plugin_command_runs_and_help_lists_it_without_importing_plugins(env):
 
 def test_a_venv_never_lists_the_plugin_commands_of_another_venv(env, tmp_path):
     """Two venvs share the user's cache folder; each has a manifest of its own."""
-    assert agentframe(env, "plugins").returncode == 1  # writes this venv's manifest
+    assert venv_cli(env, "plugins").returncode == 1  # writes this venv's manifest
     bare = {**env, "PYTHON": str(make_venv(tmp_path / "bare"))}
-    helped = agentframe(bare, "--help")
+    helped = venv_cli(bare, "--help")
     assert helped.returncode == 0 and "hello" not in helped.stdout, helped.stdout
-    missing = agentframe(bare, "hello")
+    missing = venv_cli(bare, "hello")
     assert missing.returncode == 2 and "No such command 'hello'" in missing.stderr
-    assert agentframe(bare, "plugins").returncode == 0  # writes the bare venv's manifest
-    assert "hello" in agentframe(env, "--help").stdout  # the first venv's is intact
+    assert venv_cli(bare, "plugins").returncode == 0  # writes the bare venv's manifest
+    assert "hello" in venv_cli(env, "--help").stdout  # the first venv's is intact
 
 
 def test_help_follows_installs_and_uninstalls_at_once(env, tmp_path):
@@ -180,19 +181,19 @@ def test_help_follows_installs_and_uninstalls_at_once(env, tmp_path):
     a plugin installed since is named (its commands need a look), one removed is gone."""
     python = make_venv(tmp_path / "venv")
     own = {**env, "PYTHON": str(python), "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache")}
-    assert agentframe(own, "plugins").returncode == 0  # a manifest with no plugin
-    pip(
+    assert venv_cli(own, "plugins").returncode == 0  # a manifest with no plugin
+    venv_pip(
         python,
         "install",
         "--no-deps",
         str(make_distribution(tmp_path, "agentframe-labelled", GOOD_PLUGIN)),
     )
-    helped = agentframe(own, "--help").stdout
+    helped = venv_cli(own, "--help").stdout
     assert "(and those of labelled, installed since this list was made" in helped, helped
-    assert agentframe(own, "plugins").returncode == 0
-    assert "hello" in agentframe(own, "--help").stdout
-    pip(python, "uninstall", "-y", "agentframe-labelled")
-    helped = agentframe(own, "--help")
+    assert venv_cli(own, "plugins").returncode == 0
+    assert "hello" in venv_cli(own, "--help").stdout
+    venv_pip(python, "uninstall", "-y", "agentframe-labelled")
+    helped = venv_cli(own, "--help")
     assert helped.returncode == 0 and "hello" not in helped.stdout, helped.stdout
     assert "labelled" not in helped.stdout
 
@@ -207,7 +208,7 @@ def test_a_plugin_with_only_runtime_hooks_takes_part_in_every_run(env, tmp_path)
     for manifest in Path(env["AGENTFRAME_CACHE_DIR"]).glob("plugins-*.json"):
         manifest.unlink()
     for attempt in ("without a manifest", "with the manifest"):
-        ran = agentframe(env, "run", "--json", "1+2", cwd=tmp_path)
+        ran = venv_cli(env, "run", "--json", "1+2", cwd=tmp_path)
         assert ran.returncode == 0, ran.stderr
         [record] = json.loads(ran.stdout)["tool_calls"]
         assert record["result"] == "tool call refused: adding is forbidden by policy", attempt

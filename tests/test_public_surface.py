@@ -74,6 +74,21 @@ def test_in_repo_plugins_import_only_the_public_surface() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_scaffolded_plugins_import_only_the_public_surface() -> None:
+    """What `agentframe new plugin KIND NAME` writes (agentframe-new) is held to the same rule."""
+    scaffold = pytest.importorskip("agentframe_new.scaffold")
+    problems = []
+    for point in agentframe_core.EXTENSION_POINTS:
+        for path, text in scaffold.plugin_files(point, "probe").items():
+            if path.suffix == ".py":
+                problems += [
+                    f"{point.kind.value}: {path}:{line}: {module}.{name} is not public"
+                    for line, module, name in kernel_imports(ast.parse(text, str(path)))
+                    if name not in SURFACE.get(module, set())
+                ]
+    assert not problems, "\n".join(problems)
+
+
 def test_the_scan_catches_an_internal_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text(

@@ -30,7 +30,6 @@ KERNEL_COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("agentframe_core.cli.plugins:plugins", "List installed plugins and their parts."),
     "doctor": ("agentframe_core.cli.doctor:doctor", "Check the installation and the config."),
     "config": ("agentframe_core.cli.config:config", "Show, check or export the config schema."),
-    "new": ("agentframe_core.cli.new:new", "Scaffold a plugin package for any extension point."),
     "trust": ("agentframe_core.cli.trust:trust", "Trust a folder to run its own code (hooks...)."),
 }
 

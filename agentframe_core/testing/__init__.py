@@ -14,7 +14,8 @@ from ..parts.scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, Sc
 from .children import Child, start_together
 from .cli import run_cli
 
-#: The kits, and the scenario data an adapter's or loader's own tests reuse.
+#: The kits, the scenario data an adapter's or loader's own tests reuse, and the venv helpers
+#: (for tests that pip-install a distribution as a user does), imported on first use.
 _KITS = {
     "StoreConformance": ".conformance.store",
     "StoreProcessConformance": ".conformance.store_processes",
@@ -30,6 +31,9 @@ _KITS = {
     "AgentLayout": ".conformance.agents",
     "check_well_formed": ".conformance.context",
     "check_turns_well_formed": ".conformance.lease",
+    "make_venv": ".venvs",
+    "venv_pip": ".venvs",
+    "venv_cli": ".venvs",
 }
 
 __all__ = [

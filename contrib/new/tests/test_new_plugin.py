@@ -1,95 +1,56 @@
 """`agentframe new plugin KIND NAME`: a package of each kind, scaffolded by the CLI,
-pip-installed as generated into one fresh venv, listed, configured, and tested there by its
-own tests (its conformance kit among them)."""
+installed as a user does (`pip install -e "./NAME[test]"`, its dependencies resolved against
+the kernel installed here, never an index) into one fresh venv, listed, configured, and tested
+there by its own tests (its conformance kit among them)."""
 
 from __future__ import annotations
 
-import ast
 import json
 import os
-import site
 import subprocess
 import sys
-import venv
 import xml.etree.ElementTree as ET
 from pathlib import Path, PurePosixPath
 
 import pytest
-from test_public_surface import SURFACE, kernel_imports
-from venvs import agentframe, pip, purelib
+from agentframe_new.scaffold import kernel_requirement, plugin_files, write_tree
 
-from agentframe_core import AgentframeError
-from agentframe_core.cli.new import kernel_requirement, plugin_files, write_tree
-from agentframe_core.contract.extensions import EXTENSION_POINTS
+import agentframe_core
+from agentframe_core import EXTENSION_POINTS, AgentframeError
+from agentframe_core.testing import make_venv, venv_cli, venv_pip
 
 #: One scaffold per extension point, named after its kind.
 NAMES = {
     point.kind.value: f"scaf-{point.kind.value.replace('_', '-')}" for point in EXTENSION_POINTS
 }
 
-#: What the fresh venv must not see of this environment: other agentframe plugins (their
-#: dist-infos carry the `agentframe` entry points; a user's venv has only theirs), and this
-#: environment's old setuptools (the scaffolds need setuptools>=77, installed in the venv).
-_HIDDEN = {"setuptools", "_distutils_hack", "pkg_resources", "distutils-precedence.pth"}
 
-
-def _hidden(entry: Path) -> bool:
-    if entry.name.split("-")[0] in _HIDDEN or entry.name in _HIDDEN:
-        return True
-    points = entry / "entry_points.txt"
-    return (
-        entry.name.endswith(".dist-info")
-        and points.is_file()
-        and "[agentframe]" in points.read_text(encoding="utf-8")
-    )
-
-
-def plugin_free_venv(target: Path) -> Path:
-    """A fresh venv with the kernel and its dependencies (this environment's, linked into a
-    folder its .pth adds) but no agentframe plugin; its python."""
-    venv.create(target, with_pip=False)
-    python = target / "bin" / "python"
-    shared = target / "shared"
-    shared.mkdir()
-    for folder in site.getsitepackages():
-        for entry in Path(folder).iterdir():
-            if not _hidden(entry) and not (shared / entry.name).exists():
-                (shared / entry.name).symlink_to(entry)
-    Path(purelib(python), "shared.pth").write_text(
-        f"import site; site.addsitedir({str(shared)!r})\n"
-    )
-    return python
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The six scaffolds, made by `agentframe new plugin` and pip-installed (not editable,
-    no dependencies: the venv shares this environment's) into one plugin-free venv."""
+    """The six scaffolds, made by `agentframe new plugin` in a venv that has no plugin but
+    agentframe-new, and installed there as the README says: `pip install -e "./NAME[test]"`.
+    Offline (`--no-index`): each scaffold's dependencies must be met by the kernel installed
+    here, so a pin to another release series fails. Built once per session: it is slow."""
     root = tmp_path_factory.mktemp("new")
-    python = plugin_free_venv(root / "venv")
+    python = make_venv(root / "venv", plugins=["agentframe-new"])
     env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(root / "cache"), "PYTHON": str(python)}
     env.pop("AGENTFRAME_CONFIG", None)
     env["ROOT"] = str(root)
     for kind, name in NAMES.items():
-        done = agentframe(env, "new", "plugin", kind, name, "--dir", str(root), cwd=root)
+        done = venv_cli(env, "new", "plugin", kind, name, "--dir", str(root), cwd=root)
         assert done.returncode == 0, done.stderr
         assert f"Created {root / name}/" in done.stdout, done.stdout
-    pip(python, "install", "setuptools>=77")
-    pip(
-        python,
-        "install",
-        "--no-deps",
-        "--no-build-isolation",
-        *(str(root / n) for n in NAMES.values()),
-    )
+    venv_pip(python, "install", "setuptools>=77")  # what the scaffolds' builds require
+    editable = [arg for name in NAMES.values() for arg in ("-e", f"{root / name}[test]")]
+    venv_pip(python, "install", "--no-index", "--no-build-isolation", *editable)
     return env
 
 
 def test_agentframe_plugins_lists_each_scaffold(installed: dict[str, str]) -> None:
-    done = agentframe(installed, "plugins", "--json", cwd=Path(installed["ROOT"]))
+    done = venv_cli(installed, "plugins", "--json", cwd=Path(installed["ROOT"]))
     assert done.returncode == 0, done.stderr
     listed = {plugin["name"]: plugin for plugin in json.loads(done.stdout)}
-    assert set(listed) == {"agentframe", *NAMES.values()}  # the venv holds no other plugin
+    assert set(listed) == {"agentframe", "new", *NAMES.values()}  # and no other plugin
     for kind, name in NAMES.items():
         plugin = listed[name]
         assert plugin["distribution"] == f"agentframe-{name}" and plugin["version"] == "0.1.0"
@@ -107,12 +68,12 @@ def test_config_check_accepts_a_config_using_them(
         "tools": [{"use": NAMES["tools"], "max_chars": 1000}],
     }
     (tmp_path / "agentframe.yaml").write_text(json.dumps(config), encoding="utf-8")
-    done = agentframe(installed, "config", "check", "--json", cwd=tmp_path)
+    done = venv_cli(installed, "config", "check", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr + done.stdout
     parts = json.loads(done.stdout)["parts"]
     assert parts["adapter"] == NAMES["adapter"] and parts["store"] == NAMES["store"]
     assert parts["context"] == NAMES["context"]
-    ran = agentframe(installed, "run", "--json", "when does the office open", cwd=tmp_path)
+    ran = venv_cli(installed, "run", "--json", "when does the office open", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     result = json.loads(ran.stdout)
     assert result["retrievals"][0]["sources"] == [f"{NAMES['retrievers']}:1"]
@@ -174,7 +135,7 @@ def test_each_scaffold_passes_its_own_tests(installed: dict[str, str]) -> None:
 def test_a_bad_or_taken_name_is_refused_naming_why(
     installed: dict[str, str], tmp_path: Path, name: str, said: str
 ) -> None:
-    done = agentframe(installed, "new", "plugin", "tools", name, cwd=tmp_path)
+    done = venv_cli(installed, "new", "plugin", "tools", name, cwd=tmp_path)
     assert done.returncode == 2, done.stdout
     assert "NAME" in done.stderr and said in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and list(tmp_path.iterdir()) == []
@@ -185,7 +146,7 @@ def test_an_existing_folder_is_never_written_into(
 ) -> None:
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me", encoding="utf-8")
-    done = agentframe(installed, "new", "plugin", "store", "mine", cwd=tmp_path)
+    done = venv_cli(installed, "new", "plugin", "store", "mine", cwd=tmp_path)
     assert done.returncode == 1
     assert f"{tmp_path / 'mine'} exists already: nothing was written" in done.stderr
     assert [p.name for p in (tmp_path / "mine").iterdir()] == ["notes.txt"]
@@ -200,14 +161,14 @@ def test_kinds_are_the_extension_points_by_any_start_of_their_name(
         ("agents", "AgentLoader"),
         ("TOOL", "ToolDispatcher"),
     ]:
-        done = agentframe(installed, "new", "plugin", word, f"x-{word.lower()}", cwd=tmp_path)
+        done = venv_cli(installed, "new", "plugin", word, f"x-{word.lower()}", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert f"the {kind} part" in done.stdout
-    bad = agentframe(installed, "new", "plugin", "widget", "x-widget", cwd=tmp_path)
+    bad = venv_cli(installed, "new", "plugin", "widget", "x-widget", cwd=tmp_path)
     assert bad.returncode == 2
     assert "'widget' is not an extension point" in bad.stderr
     assert all(point.kind.value in bad.stderr for point in EXTENSION_POINTS)
-    helped = agentframe(installed, "new", "plugin", "--help", cwd=tmp_path)
+    helped = venv_cli(installed, "new", "plugin", "--help", cwd=tmp_path)
     listed = " ".join(helped.stdout.split())  # as wrapped to any width
     assert all(f"{p.kind.value} ({p.protocol_name})" in listed for p in EXTENSION_POINTS)
 
@@ -224,19 +185,18 @@ def test_a_failed_write_keeps_nothing(tmp_path: Path) -> None:
 
 
 def test_the_templates_see_only_the_values_given_and_are_not_escaped() -> None:
-    """Also: the code imports only the public surface, as any plugin must."""
+    """(That the code imports only the kernel's public surface is checked with the in-repo
+    plugins', by the kernel's `tests/test_public_surface.py`.)"""
+    pinned = f"agentframe{kernel_requirement(agentframe_core.__version__)}"
     for point in EXTENSION_POINTS:
         files = plugin_files(point, "probe")
-        for path, text in files.items():
-            if path.suffix == ".py":
-                imported = kernel_imports(ast.parse(text, str(path)))
-                assert all(name in SURFACE.get(module, ()) for _, module, name in imported)
         assert {"pyproject.toml", "MANIFEST.in", "README.md"} <= {str(p) for p in files}
         assert PurePosixPath("agentframe_probe/plugin.py") in files
         for path, text in files.items():
             assert "{{" not in text and "{%" not in text and "&#" not in text, path
         pyproject = files[PurePosixPath("pyproject.toml")]
         assert 'probe = "agentframe_probe.plugin"' in pyproject
+        assert f'dependencies = ["{pinned}"]' in pyproject  # the installed kernel's series
         assert 'license = "MIT"' in pyproject and 'asyncio_mode = "auto"' in pyproject
         assert "graft tests" in files[PurePosixPath("MANIFEST.in")]
 
@@ -263,7 +223,7 @@ def test_a_kind_without_a_template_folder_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What a new extension point meets until its template folder is written."""
-    monkeypatch.setattr("agentframe_core.cli.new._templates", lambda: tmp_path)
+    monkeypatch.setattr("agentframe_new.scaffold._templates", lambda: tmp_path)
     point = EXTENSION_POINTS[0]
     with pytest.raises(AgentframeError, match=f"no plugin template for the kind '{point.kind}'"):
         plugin_files(point, "probe")
@@ -271,7 +231,17 @@ def test_a_kind_without_a_template_folder_is_named(
 
 @pytest.mark.parametrize(
     ("version", "bound"),
-    [("0.2.0", ">=0.2,<0.3"), ("0.10.3", ">=0.10,<0.11"), ("1.4.2", ">=1.4,<2")],
+    [
+        ("0.2.0", ">=0.2,<0.3"),
+        ("0.10.3", ">=0.10,<0.11"),
+        ("1.4.2", ">=1.4,<2"),
+        ("1.0rc1", ">=1.0,<2"),
+    ],
 )
 def test_the_kernel_requirement_is_the_release_series(version: str, bound: str) -> None:
     assert kernel_requirement(version) == bound
+
+
+def test_a_kernel_version_without_a_minor_number_is_named() -> None:
+    with pytest.raises(AgentframeError, match=r"the kernel's version 'dev' is not MAJOR\.MINOR"):
+        kernel_requirement("dev")
