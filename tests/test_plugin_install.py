@@ -176,6 +176,41 @@ def test_a_venv_never_lists_the_plugin_commands_of_another_venv(env, tmp_path):
     assert "hello" in venv_cli(env, "--help").stdout  # the first venv's is intact
 
 
+def test_the_kernel_alone_names_the_package_of_a_first_party_command(tmp_path):
+    """`agentframe new` (agentframe-new) in a venv with the kernel and no plugin: not listed,
+    and asking for it says what to install; a command no plugin of ours has is click's."""
+    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache")}
+    env["PYTHON"] = str(make_venv(tmp_path / "venv", plugins=()))
+    env.pop("AGENTFRAME_CONFIG", None)
+    helped = venv_cli(env, "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and " new " not in helped.stdout, helped.stdout
+    missing = venv_cli(env, "new", "plugin", "store", "mine", cwd=tmp_path)
+    assert missing.returncode == 2, missing.stderr
+    assert "no command 'new': agentframe-new adds it. To get it: pip install agentframe-new" in (
+        missing.stderr
+    )
+    assert "Traceback" not in missing.stderr and not (tmp_path / "mine").exists()
+    unknown = venv_cli(env, "nosuch", cwd=tmp_path)
+    assert unknown.returncode == 2 and "No such command 'nosuch'" in unknown.stderr
+
+
+def test_the_first_party_command_table_is_what_the_plugins_add():
+    """Every command the table names is added by the plugin of the distribution it names
+    (the repository's environment has every first-party plugin), and no other is missing."""
+    from agentframe_core import PluginHost
+    from agentframe_core.assembly.plugins import FIRST_PARTY_COMMANDS
+
+    host = PluginHost()
+    distributions = {info.name: info.distribution for info in host.plugins()}
+    added = {
+        command: distributions[plugin]
+        for plugin, commands in host.commands_by_plugin().items()
+        if distributions.get(plugin, "").startswith("agentframe-")
+        for command in commands
+    }
+    assert {name: dist for name, (dist, _) in FIRST_PARTY_COMMANDS.items()} == added
+
+
 def test_help_follows_installs_and_uninstalls_at_once(env, tmp_path):
     """The manifest is only trusted while the entry points it was made from are installed:
     a plugin installed since is named (its commands need a look), one removed is gone."""

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -71,6 +71,25 @@ FIRST_PARTY: dict[str, tuple[str, str]] = {
     "claude-tools": ("agentframe-claude-tools", "contrib/claude-tools"),
 }
 
+#: The `agentframe` commands the first-party plugins add, and what to install to get them.
+FIRST_PARTY_COMMANDS: dict[str, tuple[str, str]] = {
+    "new": ("agentframe-new", "contrib/new"),
+    "llama": ("agentframe-llamacpp", "plugins/adapters/llamacpp"),
+    "agent-mode": ("agentframe-agentfs", "plugins/adapters/agentfs"),
+    "memory": ("agentframe-memory", "plugins/retrievers/memory"),
+    "skills": ("agentframe-skills", "plugins/retrievers/skills"),
+    "mcp": ("agentframe-mcp", "contrib/mcp"),
+    "serve": ("agentframe-serve", "contrib/serve"),
+    "ui": ("agentframe-ui", "contrib/ui"),
+    "trace": ("agentframe-otel", "contrib/otel"),
+    "kg": ("agentframe-kg", "contrib/kg"),
+    "cc-plugins": ("agentframe-compat", "contrib/compat"),
+    **dict.fromkeys(
+        ["submit", "worker", "status", "result", "send", "cancel"],
+        ("agentframe-dbos", "contrib/dbos"),
+    ),
+}
+
 
 def cache_dir() -> Path:
     """`$AGENTFRAME_CACHE_DIR`, else `$XDG_CACHE_HOME/agentframe`, else `~/.cache/agentframe`."""
@@ -88,11 +107,12 @@ def data_dir() -> Path:
     return Path(base) / "agentframe"
 
 
-def install_hint(name: str) -> str | None:
-    """How to get a first-party part that is not installed, or None for unknown names."""
-    if name not in FIRST_PARTY:
+def install_hint(name: str, known: Mapping[str, tuple[str, str]] = FIRST_PARTY) -> str | None:
+    """How to get a first-party part (or, with `FIRST_PARTY_COMMANDS`, command) that is not
+    installed, or None for unknown names."""
+    if name not in known:
         return None
-    distribution, folder = FIRST_PARTY[name]
+    distribution, folder = known[name]
     return f"pip install {distribution}   (from a checkout: pip install ./{folder})"
 
 

@@ -75,6 +75,8 @@ class AgentframeGroup(click.Group):
             command = _plugin_command(ctx, name)
         if command is not None:
             _accept_root_options(command)
+        elif not ctx.resilient_parsing:
+            _refuse_uninstalled(name)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -98,6 +100,17 @@ class AgentframeGroup(click.Group):
                     f"(and those of {', '.join(unseen)}, installed since this list was made: "
                     "listed once `agentframe plugins` has looked)"
                 )
+
+
+def _refuse_uninstalled(name: str) -> None:
+    """A first-party plugin's command whose plugin is not installed: say what to install,
+    rather than click's bare "No such command"."""
+    from ..assembly.plugins import FIRST_PARTY_COMMANDS, install_hint
+
+    hint = install_hint(name, FIRST_PARTY_COMMANDS)
+    if hint is not None:
+        distribution = FIRST_PARTY_COMMANDS[name][0]
+        raise click.UsageError(f"no command {name!r}: {distribution} adds it. To get it: {hint}")
 
 
 def _manifest_commands() -> dict[str, str]:
