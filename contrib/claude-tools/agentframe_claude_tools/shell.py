@@ -19,8 +19,9 @@ import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 from agentframe_core import ToolResult, head_tail, start_watchdog
 
@@ -32,6 +33,8 @@ __all__ = ["run_command"]
 _GRACE = 1.0
 _DRAIN = 0.5
 _CHUNK = 1 << 16
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -82,8 +85,12 @@ async def run_command(command: str, cwd: Path, timeout: float, output_chars: int
     except PermissionError:  # the group is gone already: the command ran and left nothing
         watchdog = None
     out, err = _Capped(output_chars), _Capped(output_chars)
-    readers = [_thread(_drain, proc.stdout, out), _thread(_drain, proc.stderr, err)]
-    exited = _exit_of(proc)
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
+    readers = [
+        _settled(partial(_drain, proc.stdout, out)),
+        _settled(partial(_drain, proc.stderr, err)),
+    ]
+    exited = _settled(proc.wait)
     timed_out = False
     try:
         try:
@@ -96,10 +103,7 @@ async def run_command(command: str, cwd: Path, timeout: float, output_chars: int
                     break
                 await asyncio.sleep(0.05)
             _kill_group(proc.pid, signal.SIGKILL)  # the ones that ignored SIGTERM
-        for _ in range(int(_DRAIN / 0.05)):  # output still in the pipes after the exit
-            if not any(reader.is_alive() for reader in readers):
-                break
-            await asyncio.sleep(0.05)
+        await asyncio.wait(readers, timeout=_DRAIN)  # output still in the pipes after the exit
     finally:
         _kill_group(proc.pid, signal.SIGKILL)  # what is left: at the timeout, or left behind
         with contextlib.suppress(ProcessLookupError):
@@ -122,22 +126,23 @@ def _drain(stream: IO[bytes], into: _Capped) -> None:
             into.add(chunk)
 
 
-def _exit_of(proc: subprocess.Popen[bytes]) -> asyncio.Future[int]:
-    """A future of the process's exit code, set from a daemon thread that waits for it."""
+def _settled(target: Callable[[], T]) -> asyncio.Future[T]:
+    """A future of what `target` returns, run in a daemon thread (asyncio's own executor
+    would be held by a call that never returns)."""
     loop = asyncio.get_running_loop()
-    exited: asyncio.Future[int] = loop.create_future()
+    done: asyncio.Future[T] = loop.create_future()
 
-    def settle(code: int) -> None:
-        if not exited.done():
-            exited.set_result(code)
+    def settle(value: T) -> None:
+        if not done.done():
+            done.set_result(value)
 
-    def wait() -> None:
-        code = proc.wait()
+    def run() -> None:
+        value = target()
         with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
-            loop.call_soon_threadsafe(settle, code)
+            loop.call_soon_threadsafe(settle, value)
 
-    _thread(wait)
-    return exited
+    _thread(run)
+    return done
 
 
 def _group_alive(pgid: int) -> bool:
