@@ -97,12 +97,13 @@ if TYPE_CHECKING:
         skill_folders,
         skill_resources,
     )
-    from .engine.functions import FunctionTool, FunctionToolset, tool
+    from .engine.functions import FunctionTool, tool
     from .engine.prompt import assemble_system_prompt
     from .engine.render import Renderer, head_tail
     from .engine.session import Outcome, RunResult, Session
     from .engine.texttools import strip_fence, textualize
     from .engine.toolbox import ToolCallRecord
+    from .parts.functions import FunctionToolset
     from .parts.memorystore import MemoryStore
     from .parts.verbatim import VerbatimBuilder
     from .support.files import (
@@ -199,7 +200,7 @@ _LAZY = {
     "ToolCallRecord": ".engine.toolbox",
     "run": ".assembly.facade",
     "FunctionTool": ".engine.functions",
-    "FunctionToolset": ".engine.functions",
+    "FunctionToolset": ".parts.functions",
     "tool": ".engine.functions",
     "Renderer": ".engine.render",
     "head_tail": ".engine.render",

@@ -23,9 +23,9 @@ from pathlib import Path
 import yaml
 
 from agentframe_core.assembly.catalog import catalog_from_loaders
-from agentframe_core.engine.definitions import AgentframeLoader
 from agentframe_core.engine.definitions.loader import BUILTIN_FOLDER
 from agentframe_core.engine.prompt import assemble_system_prompt
+from agentframe_core.parts.agentloader import AgentframeLoader
 
 #: The loader agentframe uses (libyaml's when available), so the baseline is like for like.
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from agentframe_llamacpp import LlamaCppAdapter, LlamaCppOptions, LlamaRuntime, ModelOptions
 
+from agentframe_core import FunctionToolset
 from agentframe_core.assembly.config import Limits
 from agentframe_core.assembly.stack import Stack
-from agentframe_core.engine.functions import FunctionToolset
 from agentframe_core.engine.session import Session
 from agentframe_core.examples import add
 from agentframe_core.parts.memorystore import MemoryStore

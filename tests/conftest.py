@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from agentframe_core import FunctionToolset
 from agentframe_core.contract.configtypes import Limits
 from agentframe_core.contract.protocols import Stack
-from agentframe_core.engine.functions import FunctionToolset
 from agentframe_core.parts.memorystore import MemoryStore
 from agentframe_core.parts.verbatim import VerbatimBuilder
 from agentframe_core.testing import ScriptedAdapter

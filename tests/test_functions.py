@@ -7,8 +7,8 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from agentframe_core import RunContext, ToolCall, tool
-from agentframe_core.engine.functions import FunctionToolset, import_tool
+from agentframe_core import FunctionToolset, RunContext, ToolCall, tool
+from agentframe_core.engine.functions import import_tool
 
 
 class Point(BaseModel):

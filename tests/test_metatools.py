@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from stacks import call
 
+from agentframe_core import FunctionToolset, tool
 from agentframe_core.assembly.stack import Stack
 from agentframe_core.cli.run import result_json
 from agentframe_core.contract.tools import ToolResult
-from agentframe_core.engine.functions import FunctionToolset, tool
 from agentframe_core.engine.session import Outcome, Session
 from agentframe_core.metatools import load_tool_result, report_inability, search_tool_results
 

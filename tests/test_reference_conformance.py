@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentframe_core import Snippet, ToolCall
-from agentframe_core.engine.functions import FunctionToolset
+from agentframe_core import FunctionToolset, Snippet, ToolCall
 from agentframe_core.examples import add, current_time
 from agentframe_core.parts.verbatim import VerbatimBuilder
 from agentframe_core.testing import (

@@ -235,7 +235,8 @@ def _check_visible(app: App) -> list[CheckResult]:
 def _check_paths(app: App, paths: tuple[Path, ...]) -> list[CheckResult]:
     from ..assembly.catalog import build_loaders
     from ..contract.errors import AgentDefinitionError
-    from ..engine.definitions.loader import AgentframeLoader, FolderLoader
+    from ..engine.definitions.loader import FolderLoader
+    from ..parts.agentloader import AgentframeLoader
 
     named = build_loaders(app.host, _config(app, quiet=True))[0]
     loaders = [loader for _, loader in named if isinstance(loader, FolderLoader)]

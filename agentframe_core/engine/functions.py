@@ -27,21 +27,19 @@ import inspect
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
-from pydantic import ValidationError as PydanticValidationError
 
-from ..contract.model import ToolCall
 from ..contract.protocols import RunContext
 from ..contract.tools import Tool, ToolResult
 from .daemonpool import in_daemon_thread
-from .validation import MAX_ERRORS, checked_by_dispatcher, clip
+from .validation import checked_by_dispatcher
 
-__all__ = ["FunctionTool", "FunctionToolset", "import_tool", "outcome_text", "tool"]
+__all__ = ["FunctionTool", "import_tool", "outcome_text", "tool"]
 
 
 class FunctionTool:
@@ -145,48 +143,6 @@ def tool(
     return wrap(fn) if fn is not None else wrap
 
 
-class FunctionToolset:
-    """A ToolDispatcher over FunctionTools (`use: functions`)."""
-
-    def __init__(
-        self, functions: Iterable[FunctionTool | Callable[..., Any]], *, isolate: bool = False
-    ) -> None:
-        """`isolate`: run each call in a child process killed at its timeout (`isolated.py`);
-        every function must then be imported by reference and take no `RunContext`."""
-        self._tools: dict[str, FunctionTool] = {}
-        self._isolate = isolate
-        for fn in functions:
-            ft = fn if isinstance(fn, FunctionTool) else FunctionTool(fn)
-            if ft.spec.name in self._tools:
-                raise ValueError(f"two tools are named {ft.spec.name!r}")
-            if isolate and (ft.reference is None or ft.takes_context):
-                raise ValueError(
-                    f"tool {ft.spec.name!r} cannot be isolated: only functions imported by "
-                    "reference that take no RunContext can run in a child process"
-                )
-            self._tools[ft.spec.name] = ft
-
-    async def tools(self, ctx: RunContext) -> list[Tool]:
-        return [ft.spec for ft in self._tools.values()]
-
-    async def dispatch(self, call: ToolCall, ctx: RunContext) -> ToolResult:
-        ft = self._tools.get(call.name)
-        if ft is None:
-            return ToolResult(f"no tool named {call.name!r}", is_error=True)
-        try:
-            if self._isolate and ft.reference is not None:
-                from .isolated import run_isolated
-
-                ft.arguments.model_validate(call.arguments)  # checked here, not in a child
-                return await run_isolated(ft.reference, call.arguments, ft.folder)
-            value = await ft.run(call.arguments, ctx)
-        except PydanticValidationError as err:
-            return ToolResult(f"invalid arguments: {_brief(err)}", is_error=True)
-        if isinstance(value, ToolResult):
-            return value
-        return ToolResult(_to_text(value))
-
-
 def outcome_text(value: Any) -> tuple[str, bool]:
     """A function's return value as (text for the model, is_error)."""
     if isinstance(value, ToolResult):
@@ -269,18 +225,6 @@ def _to_text(value: Any) -> str:
     if isinstance(value, BaseModel):
         return value.model_dump_json()
     return json.dumps(value, default=str, ensure_ascii=False)
-
-
-def _brief(err: PydanticValidationError) -> str:
-    """The errors, bounded as the schema validator bounds them (`validation.py`)."""
-    errors = err.errors(include_url=False, include_input=False, include_context=False)
-    problems = [
-        clip(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}")
-        for e in errors[:MAX_ERRORS]
-    ]
-    if len(errors) > MAX_ERRORS:
-        problems.append("and more")
-    return "; ".join(problems)
 
 
 def _arguments_model(

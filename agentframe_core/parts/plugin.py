@@ -75,14 +75,15 @@ def _verbatim(_: Any) -> Any:
 
 
 def _functions(options: FunctionsOptions) -> Any:
-    from ..engine.functions import FunctionToolset, import_tool
+    from ..engine.functions import import_tool
+    from .functions import FunctionToolset
 
     tools = (import_tool(ref, options._folder) for ref in options.import_)
     return FunctionToolset(tools, isolate=options.isolate)
 
 
 def _agent_loader(options: AgentFolderOptions) -> Any:
-    from ..engine.definitions.loader import AgentframeLoader
+    from .agentloader import AgentframeLoader
 
     return AgentframeLoader(options.folders)
 

@@ -8,7 +8,8 @@ import pytest
 
 from agentframe_core import AgentScan
 from agentframe_core.contract.errors import AgentDefinitionError
-from agentframe_core.engine.definitions import AgentFolder, AgentframeLoader
+from agentframe_core.engine.definitions import AgentFolder
+from agentframe_core.parts.agentloader import AgentframeLoader
 from agentframe_core.testing import AgentLoaderConformance
 from agentframe_core.testing.conformance.agents import AgentLayout
 

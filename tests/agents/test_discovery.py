@@ -15,7 +15,8 @@ from agentframe_core.assembly.plugins import PluginHost
 from agentframe_core.contract.configtypes import Config
 from agentframe_core.contract.definition import AgentDefinition
 from agentframe_core.contract.errors import InvalidFieldError, UnknownAgentError
-from agentframe_core.engine.definitions import AgentframeLoader, parse_definition
+from agentframe_core.engine.definitions import parse_definition
+from agentframe_core.parts.agentloader import AgentframeLoader
 
 AGENTS = ".agentframe/agents"
 

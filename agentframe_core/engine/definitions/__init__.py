@@ -1,4 +1,4 @@
-"""Agent definitions on disk: parsing, the folders they live in and the kernel's own loader.
+"""Agent definitions on disk: parsing, the folders they live in and what loaders share.
 
 Choosing among every installed loader's definitions is `agentframe_core.assembly.catalog`'s job:
 
@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from .folders import project_dirs, repo_root
 from .frontmatter import Frontmatter, read_frontmatter, split_frontmatter
-from .loader import BUILTIN_FOLDER, AgentFolder, AgentframeLoader, FolderLoader
+from .loader import BUILTIN_FOLDER, AgentFolder, FolderLoader
 from .parse import definition_from_frontmatter, load_definition, parse_definition
 
 __all__ = [
     "BUILTIN_FOLDER",
     "AgentFolder",
-    "AgentframeLoader",
     "FolderLoader",
     "Frontmatter",
     "definition_from_frontmatter",

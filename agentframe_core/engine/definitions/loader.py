@@ -1,4 +1,5 @@
-"""Loaders that read definition files from folders, and the kernel's own loader.
+"""What every loader that reads definition files from folders shares (the kernel's own
+loader, `parts/agentloader.py`, is one).
 
 `FolderLoader` holds what every file-based loader shares: the folders searched by level
 (project folders from the working directory up to the repository root, nearest first; then
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from ...contract.protocols import AgentScan
 from .folders import project_dirs
 from .parse import load_definition
 
-__all__ = ["BUILTIN_FOLDER", "AgentFolder", "AgentframeLoader", "FolderLoader"]
+__all__ = ["BUILTIN_FOLDER", "AgentFolder", "FolderLoader"]
 
 log = logging.getLogger(__name__)
 
@@ -110,26 +110,3 @@ class FolderLoader:
         for error in scan.errors:
             log.warning("skipped agent definition: %s", error)
         return scan.definitions
-
-
-class AgentframeLoader(FolderLoader):
-    """agentframe's own format: `.agentframe/agents/*.md` in project folders, then
-    `~/.agentframe/agents`, then the config's `agents:` folders, then the built-ins."""
-
-    priority = 100
-    project_folder = ".agentframe/agents"
-    user_folder = ".agentframe/agents"
-
-    def __init__(self, folders: Sequence[Path] = ()) -> None:
-        self.config_folders = [Path(folder).expanduser() for folder in folders]
-
-    def folders(self, cwd: Path) -> list[AgentFolder]:
-        return [
-            *super().folders(cwd),
-            *(AgentFolder(cwd / folder, "config") for folder in self.config_folders),
-            AgentFolder(BUILTIN_FOLDER, "builtin"),
-        ]
-
-    def owns(self, path: Path) -> bool:
-        parent = path.absolute().parent
-        return super().owns(path) or any(parent == f.absolute() for f in self.config_folders)

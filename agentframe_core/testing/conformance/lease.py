@@ -207,8 +207,8 @@ class LeaseConformance:
         interleaves two turns (the next request shows no call without its result)."""
         _leasing(store)
         from ...contract.protocols import Stack
-        from ...engine.functions import FunctionToolset
         from ...engine.session import Session
+        from ...parts.functions import FunctionToolset
         from ...parts.scripted import ScriptedAdapter
         from ...parts.verbatim import VerbatimBuilder
 
