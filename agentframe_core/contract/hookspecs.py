@@ -134,6 +134,17 @@ def agentframe_gate_tool_call(
 
 
 @hookspec
+def agentframe_hidden_files(
+    ctx: RunContext, name: str, arguments: dict[str, Any]
+) -> Callable[[Path], bool] | None:
+    """A tool call that passed the gate walks folders (a search, a listing: the tool calls
+    this hook itself, once per call): a test of a real absolute path, True for a file or
+    folder the call must leave out (and not enter), e.g. one a permission rule forbids
+    reading. The gate sees only the folder a call names; this covers what it finds inside.
+    Every implementation's test applies; None: nothing to hide."""
+
+
+@hookspec
 def agentframe_prompt_submitted(
     ctx: RunContext, prompt: str
 ) -> str | HookVerdict | Awaitable[str | HookVerdict | None] | None:
@@ -206,6 +217,7 @@ RUNTIME_HOOKS = frozenset(
     for hook in (
         agentframe_prepare_context,
         agentframe_gate_tool_call,
+        agentframe_hidden_files,
         agentframe_prompt_submitted,
         agentframe_tool_result,
         agentframe_run_stopping,

@@ -23,10 +23,13 @@ from .search import grep
 from .shell import run_command
 from .specs import tool_specs
 from .todos import write_todos
+from .walking import Hidden, hidden_files
 from .web import fetch_text
 
 __all__ = ["ClaudeTools"]
 
+#: The tools that walk folders: what the stack hides is asked for them (`walking.py`).
+_WALKS = frozenset({"Glob", "Grep", "LS"})
 _EMPTY = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
 
 
@@ -59,11 +62,12 @@ class ClaudeTools:
             if call.name == "TodoWrite":
                 text, meta = await write_todos(ctx, list(args["todos"]))
                 return ToolResult(text, meta=meta)
-            return ToolResult(await asyncio.to_thread(self._file_tool, call.name, args))
+            hidden = hidden_files(ctx, call.name, args) if call.name in _WALKS else None
+            return ToolResult(await asyncio.to_thread(self._file_tool, call.name, args, hidden))
         except ToolError as err:
             return ToolResult(str(err), is_error=True)
 
-    def _file_tool(self, name: str, args: dict[str, Any]) -> str:
+    def _file_tool(self, name: str, args: dict[str, Any], hidden: Hidden | None) -> str:
         o, project = self.options, self.project
         if name == "Read":
             return self._read(args)
@@ -78,11 +82,17 @@ class ClaudeTools:
             return edit_file(project.path(args["file_path"]), edits, o.max_file_bytes)
         if name == "Glob":
             return glob_files(
-                project, args["pattern"], args.get("path"), o.max_entries, o.search_timeout
+                project, args["pattern"], args.get("path"), o.max_entries, o.search_timeout, hidden
             )
         if name == "Grep":
             return grep(
-                project, args, o.max_file_bytes, o.max_entries, o.search_timeout, o.output_chars
+                project,
+                args,
+                o.max_file_bytes,
+                o.max_entries,
+                o.search_timeout,
+                o.output_chars,
+                hidden,
             )
         if name == "LS":
             return head_tail(
@@ -92,6 +102,7 @@ class ClaudeTools:
                     list(args.get("ignore") or []),
                     o.max_entries,
                     o.search_timeout,
+                    hidden,
                 ),
                 o.output_chars,
             )

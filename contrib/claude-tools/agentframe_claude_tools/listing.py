@@ -1,4 +1,5 @@
-"""`Glob` (files matching a pattern, newest first) and `LS` (a folder as a tree)."""
+"""`Glob` (files matching a pattern, newest first) and `LS` (a folder as a tree); both leave
+out what the stack hides (`walking.hidden_files`), a file link also by what it leads to."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path, PurePosixPath
 from agentframe_core import PathEscapeError, confined
 
 from .project import Project, ToolError
-from .walking import Walk, glob_regex
+from .walking import Hidden, Walk, glob_regex, hidden_note
 
 __all__ = ["glob_files", "list_tree"]
 
@@ -35,17 +36,25 @@ def relative_pattern(pattern: str, base: Path) -> str:
 
 
 def glob_files(
-    project: Project, pattern: str, path: str | None, max_entries: int, timeout: float
+    project: Project,
+    pattern: str,
+    path: str | None,
+    max_entries: int,
+    timeout: float,
+    hidden: Hidden | None = None,
 ) -> str:
-    base = project.folder(path)
+    base = _folder(project, path, hidden)
     matcher = glob_regex(relative_pattern(pattern, base))
-    walk = Walk(base, max_entries, time.monotonic() + timeout)
+    walk = Walk(base, max_entries, time.monotonic() + timeout, hidden)
     found: list[tuple[float, str]] = []
     for relative, entry in walk.entries():
         if not matcher.match(relative):
             continue
         try:
             real = confined(entry.path, [project.root])
+            if hidden is not None and hidden(real):
+                walk.left_out += 1
+                continue
             found.append((real.stat().st_mtime, project.relative(Path(entry.path))))
         except (PathEscapeError, OSError):
             continue  # a link out of the project, or gone meanwhile: not offered
@@ -57,13 +66,20 @@ def glob_files(
         lines.append("(Results are truncated. Consider using a more specific path or pattern.)")
     if walk.stopped:
         lines.append(f"(The search {walk.stopped}; narrow the path or pattern.)")
+    if walk.left_out:
+        lines.append(f"({hidden_note(walk)}.)")
     return "\n".join(lines)
 
 
 def list_tree(
-    project: Project, path: str | None, ignore: list[str], max_entries: int, timeout: float
+    project: Project,
+    path: str | None,
+    ignore: list[str],
+    max_entries: int,
+    timeout: float,
+    hidden: Hidden | None = None,
 ) -> str:
-    base = project.folder(path)
+    base = _folder(project, path, hidden)
     ignored = [glob_regex(pattern, anywhere=True) for pattern in ignore]
 
     def skip(relative: str, is_dir: bool) -> bool:
@@ -71,7 +87,7 @@ def list_tree(
         hidden = name.startswith(".") or name in _LS_HIDDEN
         return hidden or any(rule.match(relative) for rule in ignored)
 
-    walk = Walk(base, max_entries, time.monotonic() + timeout)
+    walk = Walk(base, max_entries, time.monotonic() + timeout, hidden)
     lines = [f"- {base}/"]
     for shown, (relative, entry) in enumerate(walk.entries(folders=True, skip=skip)):
         if shown == LS_ENTRIES:
@@ -88,4 +104,14 @@ def list_tree(
         lines.append(f"{'  ' * depth}- {entry.name}{slash}")
     if walk.stopped:
         lines.append(f"(The listing {walk.stopped}.)")
+    if walk.left_out:
+        lines.append(f"({hidden_note(walk)}.)")
     return "\n".join(lines)
+
+
+def _folder(project: Project, path: str | None, hidden: Hidden | None) -> Path:
+    """The folder to walk: inside the project, and not one the stack hides."""
+    folder = project.folder(path)
+    if hidden is not None and hidden(folder):
+        raise ToolError(f"{path}: a permission rule denies reading it; refused")
+    return folder

@@ -22,7 +22,7 @@ import regex
 from agentframe_core import head_tail
 
 from .project import Project, ToolError
-from .walking import Walk, glob_regex
+from .walking import Hidden, Walk, glob_regex, hidden_note
 
 __all__ = ["FILE_TYPES", "grep"]
 
@@ -77,7 +77,9 @@ def grep(
     max_entries: int,
     timeout: float,
     output_chars: int,
+    hidden: Hidden | None = None,
 ) -> str:
+    """`hidden`: files the walk leaves out, and a named file refused (`walking.py`)."""
     mode = args.get("output_mode") or "files_with_matches"
     flags = regex.MULTILINE | (regex.IGNORECASE if args.get("-i") else 0)
     multiline = bool(args.get("multiline"))
@@ -95,7 +97,9 @@ def grep(
     single = not target.is_dir()
     if single and not target.is_file():
         raise ToolError(f"{args.get('path')}: not a regular file (a device, FIFO or socket)")
-    walk = Walk(target, max_entries, deadline)
+    if hidden is not None and hidden(target):
+        raise ToolError(f"{args.get('path')}: a permission rule denies reading it; refused")
+    walk = Walk(target, max_entries, deadline, hidden)
     files = [target] if single else [Path(e.path) for _, e in _candidates(walk, args)]
     before, after = _context(args)
     numbers = args.get("-n", True)
@@ -287,4 +291,6 @@ def _notes(search: _Search, walk: Walk) -> str:
         notes.append(f"{search.skipped_large} file(s) over max_file_bytes were not searched")
     if search.skipped_binary:
         notes.append(f"{search.skipped_binary} binary file(s) were not searched")
+    if walk.left_out:
+        notes.append(f"{hidden_note(walk)} (not searched)")
     return "".join(f"\n({note})" for note in notes)

@@ -3,6 +3,10 @@
 `Glob`, `Grep` and `LS` share it: links to folders are not followed (a link loop or a link
 out of the project costs nothing), version-control folders are skipped as ripgrep skips them
 for Claude Code, and a walk stops after `max_entries` entries or at its deadline, saying so.
+
+A walk leaves out what the stack hides (`agentframe_hidden_files`: agentframe-compat hides
+what a `Read(…)` deny rule matches, e.g. `.env`): the gate saw only the folder the call
+named, so each file found inside is tested here, and a hidden folder is not entered.
 """
 
 from __future__ import annotations
@@ -14,8 +18,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-__all__ = ["SKIPPED_FOLDERS", "Walk", "glob_regex"]
+from agentframe_core import RunContext
+
+__all__ = ["SKIPPED_FOLDERS", "Hidden", "Walk", "glob_regex", "hidden_files", "hidden_note"]
+
+#: A test of a real absolute path: True for what a call must leave out.
+Hidden = Callable[[Path], bool]
 
 SKIPPED_FOLDERS = frozenset({".git", ".svn", ".hg", ".bzr"})
 
@@ -28,7 +38,10 @@ class Walk:
     top: Path
     max_entries: int
     deadline: float
+    hidden: Hidden | None = None
     visited: int = 0
+    #: Entries left out because `hidden` said so.
+    left_out: int = 0
     #: Why the walk stopped early ("" when it saw everything).
     stopped: str = ""
 
@@ -60,6 +73,9 @@ class Walk:
                     continue
                 if skip is not None and skip(relative, is_dir):
                     continue
+                if self.hidden is not None and self.hidden(Path(entry.path)):
+                    self.left_out += 1
+                    continue
                 if is_dir:
                     if entry.name in SKIPPED_FOLDERS:
                         continue
@@ -69,6 +85,27 @@ class Walk:
                 else:
                     yield relative, entry
             stack.extend(reversed(below))
+
+
+def hidden_files(ctx: RunContext, name: str, arguments: dict[str, Any]) -> Hidden | None:
+    """What the stack's plugins hide from this call of tool `name`, as one test; None when
+    nothing is hidden (no plugin answers, or the context has no hooks: a bare dispatcher)."""
+    hooks = ctx.stack.hooks
+    caller = getattr(hooks, "agentframe_hidden_files", None) if hooks is not None else None
+    if caller is None:
+        return None
+    tests = [t for t in caller(ctx=ctx, name=name, arguments=arguments) if callable(t)]
+    if not tests:
+        return None
+    return lambda path: any(test(path) for test in tests)
+
+
+def hidden_note(walk: Walk) -> str:
+    """The note a result ends with when the walk left entries out ("" when it did not)."""
+    if not walk.left_out:
+        return ""
+    entries = "entry" if walk.left_out == 1 else "entries"
+    return f"{walk.left_out} {entries} hidden by a permission rule left out"
 
 
 @lru_cache(maxsize=256)

@@ -43,6 +43,7 @@ __all__ = [
     "Rules",
     "first_match",
     "parse_rule",
+    "path_rule",
     "unreadable_command",
 ]
 
@@ -306,6 +307,12 @@ def _command_matches(spec: str, command: str) -> bool:
     return command == spec
 
 
+def path_rule(rules: Iterable[Rule], path: Path, cwd: Path) -> Rule | None:
+    """The first of `rules` (`Read(…)` or `Edit(…)` rules) whose pattern matches `path`, a
+    real absolute path (a search's files: the walk asks once per file)."""
+    return next((r for r in rules if r.spec and _path_matches(r.spec, path, r.base, cwd)), None)
+
+
 def _path_matches(spec: str, target: Path, base: Path, cwd: Path) -> bool:
     """gitignore-style: `//abs`, `~/home`, `/from-the-project`, else from the working
     folder; a pattern without `/` matches a name at any depth."""
@@ -317,17 +324,24 @@ def _path_matches(spec: str, target: Path, base: Path, cwd: Path) -> bool:
         root, pattern = base, spec[1:]
     else:
         root, pattern = cwd, spec.removeprefix("./")
-    root = root.resolve()
-    if "/" not in pattern.rstrip("/"):
-        pattern = "**/" + pattern
+    real, patterns = _compiled(root, pattern)
     try:
-        relative = target.relative_to(root).as_posix()
+        relative = target.relative_to(real).as_posix()
     except ValueError:
         return False
+    return any(p.fullmatch(relative) for p in patterns)
+
+
+@lru_cache(maxsize=256)
+def _compiled(root: Path, pattern: str) -> tuple[Path, tuple[re.Pattern[str], ...]]:
+    """The real folder a pattern starts from, and the pattern's regexes (kept: a search
+    tries every file it walks against each rule)."""
+    if "/" not in pattern.rstrip("/"):
+        pattern = "**/" + pattern
     pattern = pattern.rstrip("/") + ("/**" if pattern.endswith("/") else "")
     if pattern.endswith("/**"):  # a folder's contents: a search of the folder itself too
-        return any(_glob(p).fullmatch(relative) for p in (pattern, pattern[:-3]))
-    return _glob(pattern).fullmatch(relative) is not None
+        return root.resolve(), (_glob(pattern), _glob(pattern[:-3]))
+    return root.resolve(), (_glob(pattern),)
 
 
 def _glob(pattern: str) -> re.Pattern[str]:

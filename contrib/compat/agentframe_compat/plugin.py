@@ -62,6 +62,12 @@ def agentframe_gate_tool_call(ctx: RunContext, name: str, arguments: dict[str, A
 
 
 @hookimpl
+def agentframe_hidden_files(ctx: RunContext, name: str, arguments: dict[str, Any]) -> Any:
+    runtime = _runtime()
+    return runtime.agentframe_hidden_files(ctx, name, arguments) if runtime else None
+
+
+@hookimpl
 def agentframe_tool_result(
     ctx: RunContext, name: str, arguments: dict[str, Any], result: ToolResult
 ) -> Any:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agentframe_core import HookVerdict, RunContext, ToolResult
 
 from .agentrules import agent_rules
+from .hiding import read_denied
 from .hookrunner import run_hook
 from .hooks import Hook
 from .names import claude_names
@@ -31,6 +34,7 @@ from .transcript import write_transcript
 __all__ = [
     "agentframe_compacting",
     "agentframe_gate_tool_call",
+    "agentframe_hidden_files",
     "agentframe_notification",
     "agentframe_prompt_submitted",
     "agentframe_run_stopping",
@@ -262,3 +266,12 @@ def _observe(ctx: RunContext, event: str, value: str, fields: dict[str, Any]) ->
     project = _project()
     hooks = project.hooks_for(event, value)
     return _fire(project, hooks, ctx, event, fields) if hooks else None
+
+
+# -- what the walking tools leave out ------------------------------------------------------------
+
+
+def agentframe_hidden_files(
+    ctx: RunContext, name: str, arguments: dict[str, Any]
+) -> Callable[[Path], bool] | None:
+    return read_denied(_project(), ctx, name)

@@ -107,3 +107,35 @@ def test_an_agent_files_bash_entry_is_read_the_same_way(tmp_path: Path) -> None:
         assert call["is_error"] and "agent 'safe'" in call["result"], call
     assert "cannot check this command" in refused[-1]["result"]
     assert not list(cwd.glob("pwned*"))
+
+
+def test_a_read_deny_rule_hides_files_from_grep_glob_and_ls(tmp_path: Path) -> None:
+    """The gate matches only the folder a call names: a search of the whole project found
+    `.env` and printed the key. Each file a walk finds is tried against the Read deny rules."""
+    replies = [
+        _call("Grep", pattern="KEY=", output_mode="content"),
+        _call("Grep", pattern="KEY=", glob=".env", output_mode="content"),
+        _call("Grep", pattern="KEY=", path="sub", output_mode="content"),
+        _call("Glob", pattern="**/*"),
+        _call("LS"),
+        _call("Grep", pattern="KEY=", path="secrets/", output_mode="content"),
+        _call("LS", path="secrets"),
+    ]
+    cwd = _project(tmp_path / "p", {"deny": ["Read(.env)", "Read(secrets/**)"]}, replies)
+    (cwd / ".env").write_text("API_KEY=sk-top-secret-1\n")
+    (cwd / "sub").mkdir()
+    (cwd / "sub" / ".env").write_text("API_KEY=sk-top-secret-2\n")
+    (cwd / "sub" / "settings.py").write_text("API_KEY=os.environ['API_KEY']\n")
+    (cwd / "secrets").mkdir()
+    (cwd / "secrets" / "prod.txt").write_text("DB_KEY=sk-top-secret-3\n")
+    grep_all, grep_env, grep_sub, glob, ls, grep_secrets, ls_secrets = _run(cwd)
+    shown = json.dumps([grep_all, grep_env, grep_sub, glob, ls, grep_secrets, ls_secrets])
+    assert "sk-top-secret" not in shown
+    assert "sub/settings.py:1:API_KEY=os.environ" in grep_all["result"]
+    assert "hidden by a permission rule" in grep_all["result"]
+    assert grep_env["result"].startswith("No matches found")
+    assert grep_sub["result"].startswith("settings.py:1:") or "settings.py" in grep_sub["result"]
+    assert "sub/settings.py" in glob["result"] and "prod.txt" not in glob["result"]
+    assert ".env" not in glob["result"] and "secrets" not in ls["result"].split("(")[0]
+    assert grep_secrets["is_error"] and "denied" in grep_secrets["result"]
+    assert ls_secrets["is_error"] and "denied" in ls_secrets["result"]
