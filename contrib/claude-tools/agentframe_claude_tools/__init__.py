@@ -4,5 +4,16 @@ folder: `tools: [{use: claude-tools}]`."""
 
 from .dispatcher import ClaudeTools
 from .options import TOOL_NAMES, ClaudeToolsOptions
+from .sandbox import SandboxOptions, SandboxUnavailableError, find_bwrap, sandbox_argv
+from .shell import run_command
 
-__all__ = ["TOOL_NAMES", "ClaudeTools", "ClaudeToolsOptions"]
+__all__ = [
+    "TOOL_NAMES",
+    "ClaudeTools",
+    "ClaudeToolsOptions",
+    "SandboxOptions",
+    "SandboxUnavailableError",
+    "find_bwrap",
+    "run_command",
+    "sandbox_argv",
+]

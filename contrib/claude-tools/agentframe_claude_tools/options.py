@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .sandbox import SandboxOptions
+
 __all__ = ["TOOL_NAMES", "ClaudeToolsOptions", "ToolName"]
 
 ToolName = Literal[
@@ -43,6 +45,9 @@ class ClaudeToolsOptions(BaseModel):
     bash_timeout: Annotated[float, Field(gt=0, le=86_400)] = 120.0
     #: The most seconds a call may ask for (Claude Code: 600).
     bash_max_timeout: Annotated[float, Field(gt=0, le=86_400)] = 600.0
+    #: Run `Bash` in bubblewrap: `on`, `{network: true, writable: [...]}`, or `off`, the
+    #: default as in Claude Code (the command then has the rights of agentframe itself).
+    sandbox: SandboxOptions = SandboxOptions(enabled=False)
     #: Offer `WebFetch` (http and https URLs only).
     webfetch: bool = True
     #: Bytes of a fetched body kept; the rest is not downloaded.

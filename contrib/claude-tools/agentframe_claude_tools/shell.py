@@ -3,7 +3,9 @@
 At its timeout the whole group gets SIGTERM, and SIGKILL a moment later, so a child that
 ignores SIGTERM or a grandchild sleeping in the background goes too; when the command
 exits, what it left running in its group is killed as well (a Bash call owns its
-processes). A kernel watchdog stops the group if agentframe itself dies. Output is kept
+processes). A kernel watchdog stops the group if agentframe itself dies. With a sandbox
+(`sandbox.py`) the group's leader is bubblewrap, whose death takes the whole sandbox with it
+(the command runs in a session and a pid namespace of their own). Output is kept
 in bounded memory: the first and last `cap` bytes of each stream, with the count of what
 was cut between them.
 """
@@ -21,13 +23,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 from agentframe_core import ToolResult, head_tail, start_watchdog
 
 from .project import ToolError
+from .sandbox import SandboxOptions, sandbox_argv
 
-__all__ = ["run_command"]
+__all__ = ["UNSANDBOXED", "run_command"]
+
+#: `sandbox: off`: the command runs with the rights of agentframe itself.
+UNSANDBOXED = SandboxOptions(enabled=False)
 
 #: Seconds between SIGTERM and SIGKILL, and that output may still arrive after the exit.
 _GRACE = 1.0
@@ -65,13 +71,24 @@ class _Capped:
         return f"{head}\n[... {self.dropped} bytes of output omitted ...]\n{tail}"
 
 
-async def run_command(command: str, cwd: Path, timeout: float, output_chars: int) -> ToolResult:
-    """Run `command`; wait in daemon threads (not asyncio's child watcher, whose `wait` also
-    waits for every holder of the output pipes, a background grandchild included)."""
+async def run_command(
+    command: str,
+    cwd: Path,
+    timeout: float,
+    output_chars: int,
+    sandbox: SandboxOptions = UNSANDBOXED,
+) -> ToolResult:
+    """Run `command`, in `sandbox` when it is enabled (a `SandboxUnavailableError` when it
+    cannot be made: never unsandboxed instead); wait in daemon threads (not asyncio's child
+    watcher, whose `wait` also waits for every holder of the output pipes, a background
+    grandchild included)."""
     shell = shutil.which("bash") or "/bin/sh"
+    argv = [shell, "-c", command]
+    if sandbox.enabled:
+        argv = await asyncio.to_thread(sandbox_argv, argv, cwd, sandbox)
     try:
         proc = subprocess.Popen(
-            [shell, "-c", command],
+            argv,
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -80,10 +97,7 @@ async def run_command(command: str, cwd: Path, timeout: float, output_chars: int
         )
     except OSError as error:  # the project folder is gone, no process can be started
         raise ToolError(f"cannot start {shell} in {cwd}: {error.strerror or error}") from None
-    try:
-        watchdog: subprocess.Popen[bytes] | None = start_watchdog(proc.pid, _GRACE)
-    except PermissionError:  # the group is gone already: the command ran and left nothing
-        watchdog = None
+    watchdog = None if sandbox.enabled else _watchdog(proc.pid)
     out, err = _Capped(output_chars), _Capped(output_chars)
     assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     readers = [
@@ -111,7 +125,17 @@ async def run_command(command: str, cwd: Path, timeout: float, output_chars: int
         if watchdog is not None and watchdog.stdin is not None:
             watchdog.stdin.close()  # it exits by itself; the thread below reaps it
             _thread(watchdog.wait)
-    return _result(out.text(), err.text(), proc.returncode, timed_out, timeout, output_chars)
+    meta = {"exit_code": proc.returncode, "timed_out": timed_out, "sandboxed": sandbox.enabled}
+    return _result(out.text(), err.text(), meta, timeout, output_chars)
+
+
+def _watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
+    """The kernel's watchdog of an unsandboxed command's group (a sandbox needs none:
+    bubblewrap's `--die-with-parent` kills it with agentframe)."""
+    try:
+        return start_watchdog(pgid, _GRACE)
+    except PermissionError:  # the group is gone already: the command ran and left nothing
+        return None
 
 
 def _thread(target: Callable[..., object], *args: object) -> threading.Thread:
@@ -160,15 +184,13 @@ def _kill_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-def _result(
-    stdout: str, stderr: str, code: int | None, timed_out: bool, timeout: float, cap: int
-) -> ToolResult:
+def _result(stdout: str, stderr: str, meta: dict[str, Any], timeout: float, cap: int) -> ToolResult:
     """Claude Code's shape: stdout, then stderr; a failure says its exit code first."""
+    code, timed_out = meta["exit_code"], meta["timed_out"]
     parts = [stdout.lstrip("\n").rstrip(), stderr.strip()]
     if timed_out:
         parts.append(f"Command timed out after {timeout:g} s; its process group was killed.")
     text = head_tail("\n".join(p for p in parts if p), cap)
-    meta = {"exit_code": code, "timed_out": timed_out}
     if timed_out:
         return ToolResult(text, is_error=True, meta=meta)
     if code:
