@@ -137,4 +137,6 @@ class ClaudeTools:
             )
         given = args.get("timeout")
         timeout = min(float(given) / 1000 if given else o.bash_timeout, o.bash_max_timeout)
-        return await run_command(args["command"], self.project.root, timeout, o.output_chars)
+        return await run_command(
+            args["command"], self.project.root, timeout, o.output_chars, o.sandbox
+        )
