@@ -64,3 +64,21 @@ def test_resources_are_listed_relative_to_the_skill(project: Path) -> None:
     found = find_skill("pdf", project)
     assert found is not None
     assert skill_resources(found) == ["reference.md", "scripts/fill.py"]
+
+
+def test_a_display_name_is_kept_and_a_skill_folder_given_is_one_skill(
+    project: Path, tmp_path: Path
+) -> None:
+    """As Claude Code's plugins write them: `name: Agent Development` in `agent-development/`,
+    and a plugin's `skills` naming one skill's folder (whose other files are not skills)."""
+    skill(project / ".claude/skills", "agent-development")
+    path = project / ".claude/skills/agent-development/SKILL.md"
+    path.write_text("---\nname: Agent Development\ndescription: Write agents.\n---\nSteps.\n")
+    pptx = skill(tmp_path / "plugin/skills", "pptx").parent
+    (pptx / "editing.md").write_text("How to edit a deck, read by the skill, not a skill.\n")
+    scan = discover_skills(project, [pptx])
+    assert [(s.name, s.display_name) for s in scan.skills] == [
+        ("agent-development", "Agent Development"),
+        ("pptx", None),
+    ]
+    assert scan.failures == []

@@ -15,9 +15,11 @@ skills folders or (for a path) the definition file's own folder once its symboli
 resolved: a definition file cloned with a repository cannot put `/etc/hostname` or a private
 key into the prompt (`PathEscapeError`).
 
-`discover_skills` lists every skill of those folders (nearest wins a name), with the files that
-failed to load; `skill_resources` lists the files beside a folder skill's `SKILL.md`. Agents'
-`skills:` preloading and the skills plugin both read skills through this module.
+`discover_skills` lists every skill of those folders (nearest wins a name; a folder holding a
+`SKILL.md` is that one skill), with the files that failed to load; `skill_resources` lists the
+files beside a folder skill's `SKILL.md`. Agents' `skills:` preloading and the skills plugin
+both read skills through this module. A `name` that is a display name ("Agent Development",
+as Claude Code's plugins write it) is kept as `display_name`; the name is the folder's.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class Skill:
     path: Path
     #: The skill's own folder (None for a single-file skill).
     folder: Path | None = None
+    #: The frontmatter's `name` when it is a display name ("Agent Development"), not a name.
+    display_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +95,10 @@ def discover_skills(cwd: Path, extra: Iterable[Path] = ()) -> SkillScan:
     roots = skill_roots(cwd, extra)
     for folder in skill_folders(cwd, extra):
         try:
-            entries = sorted(folder.iterdir()) if folder.is_dir() else []
+            if (folder / SKILL_FILE).is_file():  # one skill (a plugin's `skills` may name one)
+                entries = [folder]
+            else:
+                entries = sorted(folder.iterdir()) if folder.is_dir() else []
         except OSError as err:
             failures.append((folder, f"cannot list: {err.strerror or err}"))
             continue
@@ -172,12 +179,24 @@ def _read(path: Path, roots: list[Path]) -> Skill:
     confined(path, roots, "skill")
     fm = read_frontmatter(path, required=False)
     is_folder = path.name == SKILL_FILE
-    default_name = path.parent.name if is_folder else path.stem
-    name, description = fm.data.get("name"), fm.data.get("description")
+    name, display = _names(fm.data.get("name"), path.parent.name if is_folder else path.stem)
+    description = fm.data.get("description")
     return Skill(
-        name=str(name) if name else default_name,
+        name=name,
         description=str(description).strip() if description else "",
         instructions=fm.body,
         path=path,
         folder=path.parent if is_folder else None,
+        display_name=display,
     )
+
+
+def _names(given: object, file_name: str) -> tuple[str, str | None]:
+    """(the skill's name, its display name). A `name` that is no skill name ("Agent
+    Development", as Claude Code's own plugins write it) is kept as the display name when
+    the folder's (or file's) name is a skill name: that is the skill's name, as in Claude
+    Code."""
+    text = str(given).strip() if given is not None else ""
+    if text and not SKILL_NAME.match(text) and SKILL_NAME.match(file_name):
+        return file_name, text
+    return text or file_name, None

@@ -46,6 +46,7 @@ def list_(app: App, as_json: bool) -> None:
                     "skills": [
                         {
                             "name": s.name,
+                            "display_name": s.display_name,
                             "description": s.description,
                             "path": str(s.path),
                             "source": _source(s.path),
@@ -57,7 +58,8 @@ def list_(app: App, as_json: bool) -> None:
             )
         else:
             for s in found.skills:
-                click.echo(f"{s.name}  {_source(s.path)}\n    {s.description}")
+                shown = f"{s.name} ({s.display_name})" if s.display_name else s.name
+                click.echo(f"{shown}  {_source(s.path)}\n    {s.description}")
             for path, why in found.failures:
                 warn(f"failed: {path}: {why}")
         if found.failures:
