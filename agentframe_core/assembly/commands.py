@@ -4,7 +4,8 @@ Commands come from the plugins implementing `agentframe_slash_commands` (only th
 imported, as the manifest says). Ranking, best first: level (`project`, `user`, `plugin`,
 then the rest), then the order a plugin returned them in. The best command of a name wins;
 an alias (`frontend:component`) answers only when no command has that name and no other
-command has that alias.
+command has that alias, so a command a better one shadows (two folders' `help.md`) stays
+reachable by its namespaced name.
 """
 
 from __future__ import annotations
@@ -59,8 +60,14 @@ class CommandCatalog:
     def find(self, name: str) -> SlashCommand | None:
         found = self.commands.get(name)
         if found is None and name in self.aliases:
-            found = self.commands[self.aliases[name]]
+            target = self.aliases[name]
+            same_name = (self.commands[target], *self.shadowed.get(target, ()))
+            found = next(command for command in same_name if name in command.aliases)
         return found
+
+    def alias_of(self, command: SlashCommand) -> str | None:
+        """The alias that reaches `command`, if one does."""
+        return next((alias for alias in command.aliases if self.find(alias) is command), None)
 
     def get(self, name: str) -> SlashCommand:
         """The command named (or aliased) `name`, else `UnknownCommandError`."""
@@ -116,12 +123,12 @@ def _catalog(commands: list[SlashCommand], errors: list[str]) -> CommandCatalog:
             shadowed.setdefault(command.name, []).append(command)
         else:
             best[command.name] = command
-    claims: dict[str, set[str]] = {}
-    for command in best.values():
+    claims: dict[str, list[SlashCommand]] = {}
+    for command in commands:  # the shadowed too: their aliases reach them
         for alias in command.aliases:
             if alias not in best:
-                claims.setdefault(alias, set()).add(command.name)
-    aliases = {alias: next(iter(names)) for alias, names in claims.items() if len(names) == 1}
+                claims.setdefault(alias, []).append(command)
+    aliases = {alias: found[0].name for alias, found in claims.items() if len(found) == 1}
     return CommandCatalog(
         dict(sorted(best.items())),
         {name: tuple(found) for name, found in shadowed.items()},

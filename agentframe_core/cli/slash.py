@@ -229,7 +229,9 @@ def list_(app: App, as_json: bool) -> None:
             click.echo(f"{_usage(command)}  [{command.level}]  {_summary(command)}")
             click.secho(f"    {command.source}", dim=True)
             for shadowed in catalog.shadowed.get(command.name, ()):
-                click.secho(f"    shadows [{shadowed.level}] {shadowed.source}", dim=True)
+                alias = catalog.alias_of(shadowed)
+                reach = f" (as /{alias})" if alias else ""
+                click.secho(f"    shadows [{shadowed.level}] {shadowed.source}{reach}", dim=True)
 
 
 @commands.command()
