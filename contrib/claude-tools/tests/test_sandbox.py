@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import threading
@@ -160,6 +161,33 @@ def test_the_network_is_off_unless_allowed(
     (fetched,) = _run(tmp_path / "on", [_fetch(url + "on")], sandbox={"network": True})
     assert not fetched["is_error"] and fetched["result"] == "hello from the host", fetched
     assert hits == ["/on"]
+
+
+@pytest.fixture
+def run_socket() -> Iterator[Path]:
+    """A Unix socket listening in the host's /run (where D-Bus and Docker keep theirs)."""
+    path = Path("/run") / f"agentframe-sandbox-{os.getpid()}-{time.time_ns()}.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(str(path))
+    except OSError as err:
+        pytest.skip(f"cannot make a socket in /run here: {err}")
+    listener.listen(4)
+    yield path
+    listener.close()
+    path.unlink(missing_ok=True)
+
+
+def test_host_sockets_in_run_are_hidden_unless_the_network_is_on(
+    bwrap: None, tmp_path: Path, run_socket: Path
+) -> None:
+    """A read-only bind does not stop connect(): with the network off /run is emptied."""
+    code = f"import socket; socket.socket(socket.AF_UNIX).connect({str(run_socket)!r}); print('in')"
+    command = f'{sys.executable} -c "{code}"'
+    (hidden,) = _run(tmp_path / "off", [command], sandbox="on")
+    assert hidden["is_error"] and "No such file or directory" in hidden["result"], hidden
+    (reached,) = _run(tmp_path / "on", [command], sandbox={"network": True})
+    assert not reached["is_error"] and reached["result"] == "in", reached
 
 
 def test_unsandboxed_by_default_and_by_off(tmp_path: Path, outside: Path) -> None:
