@@ -20,8 +20,9 @@ from agentframe_core import CommandScan, Register, RunContext, ToolResult, hooki
 from .settings import anything_to_read
 
 
-def _runtime() -> ModuleType | None:
-    if not anything_to_read():
+def _runtime(ctx: RunContext) -> ModuleType | None:
+    config = ctx.stack.config
+    if not anything_to_read(config.file if config is not None else None):
         return None
     from . import runtime
 
@@ -57,13 +58,13 @@ def agentframe_commands(cli: click.Group) -> None:
 
 @hookimpl
 def agentframe_gate_tool_call(ctx: RunContext, name: str, arguments: dict[str, Any]) -> Any:
-    runtime = _runtime()
+    runtime = _runtime(ctx)
     return runtime.agentframe_gate_tool_call(ctx, name, arguments) if runtime else None
 
 
 @hookimpl
 def agentframe_hidden_files(ctx: RunContext, name: str, arguments: dict[str, Any]) -> Any:
-    runtime = _runtime()
+    runtime = _runtime(ctx)
     return runtime.agentframe_hidden_files(ctx, name, arguments) if runtime else None
 
 
@@ -71,41 +72,41 @@ def agentframe_hidden_files(ctx: RunContext, name: str, arguments: dict[str, Any
 def agentframe_tool_result(
     ctx: RunContext, name: str, arguments: dict[str, Any], result: ToolResult
 ) -> Any:
-    runtime = _runtime()
+    runtime = _runtime(ctx)
     return runtime.agentframe_tool_result(ctx, name, arguments, result) if runtime else None
 
 
 @hookimpl
 def agentframe_prompt_submitted(ctx: RunContext, prompt: str) -> Any:
-    runtime = _runtime()
+    runtime = _runtime(ctx)
     return runtime.agentframe_prompt_submitted(ctx, prompt) if runtime else None
 
 
 @hookimpl
 def agentframe_run_stopping(ctx: RunContext, reply: str, continued: int) -> Any:
-    runtime = _runtime()
+    runtime = _runtime(ctx)
     return runtime.agentframe_run_stopping(ctx, reply, continued) if runtime else None
 
 
 @hookimpl
 def agentframe_session_started(ctx: RunContext, resumed: bool) -> Any:
-    runtime = _runtime()
+    runtime = _runtime(ctx)
     return runtime.agentframe_session_started(ctx, resumed) if runtime else None
 
 
 @hookimpl
 def agentframe_session_ended(ctx: RunContext, reason: str) -> Any:
-    runtime = _runtime()
+    runtime = _runtime(ctx)
     return runtime.agentframe_session_ended(ctx, reason) if runtime else None
 
 
 @hookimpl
 def agentframe_compacting(ctx: RunContext, trigger: str) -> Any:
-    runtime = _runtime()
+    runtime = _runtime(ctx)
     return runtime.agentframe_compacting(ctx, trigger) if runtime else None
 
 
 @hookimpl
 def agentframe_notification(ctx: RunContext, message: str, kind: str) -> Any:
-    runtime = _runtime()
+    runtime = _runtime(ctx)
     return runtime.agentframe_notification(ctx, message, kind) if runtime else None

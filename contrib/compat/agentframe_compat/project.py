@@ -18,7 +18,14 @@ from pathlib import Path
 from . import settings
 from .hooks import Hook, parse_hooks
 from .permissions import MODES, Rule, RuleError, Rules, parse_rule
-from .settings import SettingsError, SettingsSource, default_sources, project_dir, read_settings
+from .settings import (
+    SettingsError,
+    SettingsSource,
+    default_sources,
+    project_dir,
+    project_files_apply,
+    read_settings,
+)
 
 __all__ = ["ClaudeProject", "load_project", "project_sources"]
 
@@ -37,6 +44,9 @@ class ClaudeProject:
     #: None when no file has a `permissions` block: tools run as agentframe runs them.
     rules: Rules | None = None
     error: str | None = None
+    #: What the project's own files would run or allow, one line each: the folder must be
+    #: trusted first (`agentframe_core.require_trust`). The user's and plugins' files need not.
+    needs_trust: list[str] = field(default_factory=list)
 
     def hooks_for(self, event: str, value: str | list[str] | None = None) -> list[Hook]:
         """The event's hooks whose matcher accepts `value` (any of several spellings),
@@ -51,10 +61,13 @@ class ClaudeProject:
         return found
 
 
-def project_sources() -> tuple[Path, list[SettingsSource]]:
-    """The project folder and every settings source that applies to it."""
+def project_sources(config_file: Path | None) -> tuple[Path, list[SettingsSource]]:
+    """The project folder and every settings source that applies to it under the config
+    file in force (`settings.project_files_apply`)."""
     folder = project_dir().resolve()
-    return folder, [*default_sources(folder, Path.home()), *settings.plugin_sources()]
+    with_project = project_files_apply(config_file)
+    sources = default_sources(folder, Path.home(), with_project=with_project)
+    return folder, [*sources, *settings.plugin_sources()]
 
 
 _CACHE: dict[tuple[Path, tuple[object, ...]], ClaudeProject] = {}
@@ -92,12 +105,20 @@ def _read(folder: Path, sources: list[SettingsSource]) -> ClaudeProject:
             data = read_settings(source)
             if data is None:
                 continue
-            project.hooks.extend(parse_hooks(data, source))
+            hooks = parse_hooks(data, source)
+            project.hooks.extend(hooks)
             permissions = data.get("permissions")
+            own = source.scope in _PROJECT_SCOPES
+            if own:
+                project.needs_trust += [
+                    f"{h.event} hook `{h.command}` ({h.source.path})" for h in hooks
+                ]
             if permissions is None or source.plugin_root is not None:
                 continue
             if not isinstance(permissions, dict):
                 raise SettingsError(f"{source.path}: permissions: an object")
+            if own:
+                project.needs_trust += _grants(permissions, source)
             seen_rules = True
             for key, into in (("allow", allow), ("ask", ask), ("deny", deny)):
                 into.extend(_rules(permissions.get(key, []), key, source))
@@ -115,6 +136,22 @@ def _read(folder: Path, sources: list[SettingsSource]) -> ClaudeProject:
     if seen_rules:
         project.rules = Rules(allow, ask, deny, mode)
     return project
+
+
+#: Settings files a project folder supplies (a cloned repository's): they need trust.
+_PROJECT_SCOPES = ("project", "local")
+#: Modes that let tools run unasked.
+_GRANTING_MODES = ("acceptEdits", "dontAsk", "bypassPermissions")
+
+
+def _grants(permissions: dict[str, object], source: SettingsSource) -> list[str]:
+    """The project's `allow` rules and a mode that runs tools unasked: a cloned repository
+    must not grant itself `Bash` before its folder is trusted."""
+    allow = permissions.get("allow")
+    found = [f"allow rule {r} ({source.path})" for r in allow] if isinstance(allow, list) else []
+    if permissions.get("defaultMode") in _GRANTING_MODES:
+        found.append(f"defaultMode {permissions['defaultMode']} ({source.path})")
+    return found
 
 
 def _rules(value: object, key: str, source: SettingsSource) -> list[Rule]:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentframe_core import HookVerdict, RunContext, ToolResult
+from agentframe_core import HookVerdict, RunContext, ToolResult, require_trust
 
 from .agentrules import agent_rules
 from .hiding import read_denied
@@ -44,9 +44,15 @@ __all__ = [
 ]
 
 
-def _project() -> ClaudeProject:
-    folder, sources = project_sources()
-    return load_project(folder, sources)
+def _project(ctx: RunContext) -> ClaudeProject:
+    """The settings in force for the run; the project's own hooks and grants only in a
+    trusted folder (asked once at a terminal, else `UntrustedFolderError` ends the run)."""
+    config = ctx.stack.config
+    folder, sources = project_sources(config.file if config is not None else None)
+    project = load_project(folder, sources)
+    if project.error is None:
+        require_trust(folder, project.needs_trust)
+    return project
 
 
 async def _fire(
@@ -77,7 +83,7 @@ def _refused(project: ClaudeProject) -> HookVerdict:
 def agentframe_gate_tool_call(
     ctx: RunContext, name: str, arguments: dict[str, Any]
 ) -> HookVerdict | Any | None:
-    project = _project()
+    project = _project(ctx)
     restricted = agent_rules(ctx.agent)
     if project.error is None and not project.hooks and project.rules is None and not restricted:
         return None
@@ -171,7 +177,7 @@ def _summary(arguments: dict[str, Any]) -> str:
 def agentframe_tool_result(
     ctx: RunContext, name: str, arguments: dict[str, Any], result: ToolResult
 ) -> Any:
-    project = _project()
+    project = _project(ctx)
     hooks = project.hooks_for("PostToolUse", claude_names(name))
     if not hooks or result.is_error:  # Claude Code runs PostToolUse after a success only
         return None
@@ -211,7 +217,7 @@ def _joined(answers: list[HookAnswer]) -> HookVerdict:
 
 
 def agentframe_prompt_submitted(ctx: RunContext, prompt: str) -> Any:
-    project = _project()
+    project = _project(ctx)
     if project.error is not None:
         return _refused(project)
     hooks = project.hooks_for("UserPromptSubmit")
@@ -227,7 +233,7 @@ async def _fire_joined(
 
 
 def agentframe_run_stopping(ctx: RunContext, reply: str, continued: int) -> Any:
-    project = _project()
+    project = _project(ctx)
     event = "SubagentStop" if ctx.parent is not None else "Stop"
     hooks = project.hooks_for(event)
     fields = {"stop_hook_active": continued > 0}
@@ -243,7 +249,7 @@ async def _stopping(
 
 
 def agentframe_session_started(ctx: RunContext, resumed: bool) -> Any:
-    project = _project()
+    project = _project(ctx)
     source = "resume" if resumed else "startup"
     hooks = project.hooks_for("SessionStart", source)
     return _fire_joined(project, hooks, ctx, "SessionStart", {"source": source}) if hooks else None
@@ -263,7 +269,7 @@ def agentframe_notification(ctx: RunContext, message: str, kind: str) -> Any:
 
 def _observe(ctx: RunContext, event: str, value: str, fields: dict[str, Any]) -> Any:
     """Events whose hooks cannot change what happens: run them, log what they say."""
-    project = _project()
+    project = _project(ctx)
     hooks = project.hooks_for(event, value)
     return _fire(project, hooks, ctx, event, fields) if hooks else None
 
@@ -274,4 +280,4 @@ def _observe(ctx: RunContext, event: str, value: str, fields: dict[str, Any]) ->
 def agentframe_hidden_files(
     ctx: RunContext, name: str, arguments: dict[str, Any]
 ) -> Callable[[Path], bool] | None:
-    return read_denied(_project(), ctx, name)
+    return read_denied(_project(ctx), ctx, name)

@@ -2,10 +2,12 @@
 
 The user's `~/.claude/settings.json`, the project's `.claude/settings.json` and
 `.claude/settings.local.json` (the project folder is `$CLAUDE_PROJECT_DIR`, else the working
-folder), and hooks files of Claude Code plugins (`hooks/hooks.json`, with the plugin's root
-for `${CLAUDE_PLUGIN_ROOT}`): a list of `SettingsSource`, so installed plugins add theirs.
-A file must be a regular file of at most `MAX_SETTINGS_BYTES` inside its own folder (the
-project, `~/.claude`, the plugin) once links are resolved; anything else is refused, named.
+folder; with a config from elsewhere, `--config`, the working folder's files are read only when
+`$CLAUDE_PROJECT_DIR` names it), and hooks files of Claude Code plugins (`hooks/hooks.json`,
+with the plugin's root for `${CLAUDE_PLUGIN_ROOT}`): a list of `SettingsSource`, so installed
+plugins add theirs. A file must be a regular file of at most `MAX_SETTINGS_BYTES` inside its
+own folder (the project, `~/.claude`, the plugin) once links are resolved; anything else is
+refused, named.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from agentframe_core import (
     AgentframeError,
     FileReadError,
     PathEscapeError,
+    config_in_project,
     confined,
     read_text_file,
 )
@@ -34,6 +37,7 @@ __all__ = [
     "default_sources",
     "plugin_sources",
     "project_dir",
+    "project_files_apply",
     "read_settings",
 ]
 
@@ -68,23 +72,36 @@ def project_dir() -> Path:
     return Path(os.environ.get("CLAUDE_PROJECT_DIR") or Path.cwd())
 
 
-def default_sources(project: Path, home: Path) -> list[SettingsSource]:
+def project_files_apply(config_file: Path | None) -> bool:
+    """Are the project folder's settings files read? Yes when `$CLAUDE_PROJECT_DIR` names the
+    folder, or when the config in force is the working folder's own (none, or found there);
+    a config from elsewhere does not pull in the working folder's `.claude/` unasked."""
+    return bool(os.environ.get("CLAUDE_PROJECT_DIR")) or config_in_project(config_file, Path.cwd())
+
+
+def default_sources(
+    project: Path, home: Path, *, with_project: bool = True
+) -> list[SettingsSource]:
     """The user's, the project's and the project's local settings, in Claude Code's order of
-    precedence from lowest (the local file's `defaultMode` wins)."""
+    precedence from lowest (the local file's `defaultMode` wins); only the user's when
+    `with_project` is False."""
     user = home / ".claude"
-    return [
-        SettingsSource(user / "settings.json", user, "user"),
-        SettingsSource(project / ".claude" / "settings.json", project, "project"),
-        SettingsSource(project / ".claude" / "settings.local.json", project, "local"),
-    ]
+    found = [SettingsSource(user / "settings.json", user, "user")]
+    if with_project:
+        found += [
+            SettingsSource(project / ".claude" / "settings.json", project, "project"),
+            SettingsSource(project / ".claude" / "settings.local.json", project, "local"),
+        ]
+    return found
 
 
-def anything_to_read() -> bool:
+def anything_to_read(config_file: Path | None) -> bool:
     """Is there a settings file or a plugin hooks file to read, or an agent file's rule to
     enforce? A few `stat`s: the runtime hooks are imported only when there is."""
-    if any(
-        s.path.exists() or s.path.is_symlink() for s in default_sources(project_dir(), Path.home())
-    ):
+    sources = default_sources(
+        project_dir(), Path.home(), with_project=project_files_apply(config_file)
+    )
+    if any(s.path.exists() or s.path.is_symlink() for s in sources):
         return True
     rules = sys.modules.get("agentframe_compat.agentrules")
     return (rules is not None and bool(rules.recorded())) or bool(plugin_sources())

@@ -43,6 +43,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
+    monkeypatch.setenv("AGENTFRAME_TRUST_ALL", "1")  # its hooks may run: test_trust.py tests trust
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     return root
 

@@ -51,7 +51,9 @@ def settings(events: list[str], command: str) -> dict[str, object]:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project whose hooks may run (trusted: `test_trust.py` tests trust)."""
+    monkeypatch.setenv("AGENTFRAME_TRUST_ALL", "1")
     root = tmp_path / "project"
     (root / ".claude").mkdir(parents=True)
     (root / ".git").mkdir()
