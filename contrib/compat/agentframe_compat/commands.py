@@ -12,7 +12,11 @@ Expansion, when the command is invoked (never when it is listed), in Claude Code
 given to a body without `$ARGUMENTS` are appended as `ARGUMENTS: ...`); each `` !`cmd` `` runs
 in the project folder, only when `allowed-tools` permits that command (`Bash`, or
 `Bash(git status:*)` for `git status ...`), and is replaced by its output; each `@path` naming
-a file inside the project is attached after the prompt.
+a file inside the project is attached after the prompt. A project's command runs its programs
+only in a trusted folder (`agentframe_core.require_trust`); the user's and plugins' need not.
+The read-only git programs Claude Code runs without a rule stay inside the project: with
+`--no-index`, a path leading outside it, or a shell expansion (`$HOME`, `{a,b}`) they are
+refused, as an `@path` outside it is.
 
 Everything is bounded, and every refusal names the file and line: the file's size, the
 expanded prompt's size (a body with a thousand `$ARGUMENTS` cannot build gigabytes), the
@@ -41,6 +45,7 @@ from agentframe_core import (
     confined,
     project_dirs,
     read_text_file,
+    require_trust,
 )
 
 from .lenient import read_lenient
@@ -61,6 +66,8 @@ _COMPOUND = re.compile(r"[;&|<>`\n]|\$\(")
 _READ_ONLY = re.compile(r"^git (status|diff|log|show|branch --show-current)(\s|$)")
 #: Options that make those programs write a file or run another program.
 _WRITES = re.compile(r"--(output|ext-diff|exec|textconv)")
+#: Shell expansions a rule-free program may not hold: what they name is not known beforehand.
+_EXPANSIONS = re.compile(r"[$\\{]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +201,9 @@ class ClaudeCommands:
         body = fm.body
         if source.plugin_root is not None:
             body = body.replace("${CLAUDE_PLUGIN_ROOT}", str(source.plugin_root))
-        expansion = _Expansion(path, fm.body_line, body, rules, cwd, self.limits)
+        # A project's programs need its folder trusted: the one holding `.claude/commands`.
+        owner = source.folder.parent.parent if source.level == "project" else None
+        expansion = _Expansion(path, fm.body_line, body, rules, cwd, self.limits, owner)
         return SlashCommand(
             name=name,
             expand=expansion.expand,
@@ -252,11 +261,12 @@ class _Expansion:
     rules: list[str]
     cwd: Path
     limits: CommandLimits
+    owner: Path | None = None
 
     async def expand(self, arguments: str) -> str:
         return await expand_body(
             self.body, arguments, path=self.path, first_line=self.first_line,
-            rules=self.rules, cwd=self.cwd, limits=self.limits,
+            rules=self.rules, cwd=self.cwd, limits=self.limits, owner=self.owner,
         )  # fmt: skip
 
 
@@ -269,8 +279,16 @@ async def expand_body(
     rules: list[str],
     cwd: Path,
     limits: CommandLimits,
+    owner: Path | None = None,
 ) -> str:
-    """The prompt of one invocation (see the module docstring for the order and bounds)."""
+    """The prompt of one invocation (see the module docstring for the order and bounds).
+    `owner`: the project folder whose command this is; its programs need it trusted."""
+    shown = [
+        f"!`{m.group(1)}` ({path}:{first_line + body.count(chr(10), 0, m.start())})"
+        for m in _BASH.finditer(body)
+    ]
+    if owner is not None and shown and not require_trust(owner, shown):
+        raise CommandError(f"{owner} is not a trusted folder; its !`...` programs are not run")
     words = _words(arguments)
     budget = _Budget(limits.prompt_chars, path)
     parts: list[str] = []
@@ -333,15 +351,20 @@ def _substitute(text: str, arguments: str, words: list[str], budget: _Budget, li
     return _ARGUMENT.sub(value, text)
 
 
-def permitted(program: str, rules: list[str]) -> bool:
+def permitted(program: str, rules: list[str], project: Path) -> bool:
     """Does an `allowed-tools` rule permit running `program`? `Bash` permits any program;
     `Bash(git status:*)` one that is `git status` or starts with `git status `;
     `Bash(git status)` exactly that. A program that chains, pipes or redirects is permitted
-    only by a plain `Bash`. The read-only git programs above need no rule (never with an
-    option that writes or runs something)."""
+    only by a plain `Bash`. The read-only git programs above need no rule while they stay in
+    `project` (`rule_free_refusal`) and have no option that writes or runs something."""
     program = program.strip()
-    if _READ_ONLY.match(program) and not _COMPOUND.search(program):
-        return _WRITES.search(program) is None
+    if (
+        _READ_ONLY.match(program)
+        and not _COMPOUND.search(program)
+        and _WRITES.search(program) is None
+        and rule_free_refusal(program, project) is None
+    ):
+        return True
     for rule in rules:
         match = _RULE.match(rule)
         if match is None:
@@ -364,11 +387,42 @@ def permitted(program: str, rules: list[str]) -> bool:
     return False
 
 
+def rule_free_refusal(program: str, project: Path) -> str | None:
+    """Why a read-only git program may not run without a rule, or None: `--no-index` (it
+    compares any two files), a path argument (or an option's path value) that resolves
+    outside `project`, links followed, or a shell expansion whose value is not known here."""
+    if _EXPANSIONS.search(program):
+        return "it holds a shell expansion ($, {, \\)"
+    try:
+        words = shlex.split(program)
+    except ValueError:
+        return "its quotes do not balance"
+    root = project.resolve()
+    for word in words[2:]:
+        if word == "--no-index":
+            return "--no-index reads files outside the repository"
+        value = word
+        if word.startswith("--"):
+            value = word.partition("=")[2]
+        elif word.startswith("-"):
+            value = word[2:]
+        if not value:
+            continue
+        target = Path(value).expanduser()
+        if not (target if target.is_absolute() else root / target).resolve().is_relative_to(root):
+            return f"{value!r} leads outside the project"
+    return None
+
+
 async def _run(program: str, rules: list[str], cwd: Path, limits: CommandLimits, where: str) -> str:
-    if not permitted(program, rules):
+    project = project_dirs(cwd)[-1]
+    if not permitted(program, rules, project):
         allowed = ", ".join(rules) or "none"
+        why = rule_free_refusal(program, project) if _READ_ONLY.match(program.strip()) else None
         raise CommandError(
-            f"!`{program}` is not permitted by the command's allowed-tools (Bash rules: {allowed})",
+            f"!`{program}` is not permitted by the command's allowed-tools (Bash rules: "
+            f"{allowed})"
+            + (f"; without a rule it would read outside the project: {why}" if why else ""),
             where=where,
         )
     from agentframe_claude_tools.shell import run_command

@@ -147,7 +147,9 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 
 @pytest.fixture
-def repo(home: Path, tmp_path: Path) -> Path:
+def repo(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project whose commands' programs may run (trusted: `test_trust.py` tests trust)."""
+    monkeypatch.setenv("AGENTFRAME_TRUST_ALL", "1")
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
     return root
