@@ -11,7 +11,8 @@ add to the default folders, as in Claude Code): `commands/` (slash commands, `/p
 `agents/` (agent definitions, through the `claude` agent loader), `skills/` (skill folders of
 those agents), `hooks/hooks.json` and `.mcp.json` (listed by `cc-plugins list`). A component
 path that leads outside the plugin's folder, its links resolved, refuses the plugin, naming
-plugin.json and the field.
+plugin.json and the field; so does, at `add`, any link in the folder that leads out of it,
+named (later commands would skip what it holds).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import contextlib
 import fcntl
 import json
 import logging
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -55,6 +57,8 @@ MARKETPLACE = ".claude-plugin/marketplace.json"
 JSON_LIMIT = 1 << 20
 #: Claude Code's plugin names: kebab-case.
 _NAME = re.compile(r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$")
+#: Files and folders of one plugin looked at for links that lead out of it, at `add`.
+MAX_ENTRIES = 20_000
 #: plugin.json fields that name files or folders of the plugin.
 PATH_FIELDS = ("commands", "agents", "skills", "hooks", "mcpServers", "outputStyles")
 
@@ -226,6 +230,7 @@ def add_plugins(path: Path) -> tuple[list[InstalledPlugin], list[str]]:
     already is refused: remove that one first."""
     root = path.expanduser().resolve()
     if (root / MANIFEST).exists():
+        check_links(root)
         found = [InstalledPlugin(read_manifest(root)["name"], root)]
         skipped: list[str] = []
     elif (root / MARKETPLACE).exists():
@@ -265,12 +270,35 @@ def _marketplace(root: Path) -> tuple[list[InstalledPlugin], list[str]]:
         # Without a plugin.json the entry is the manifest, as in Claude Code.
         standin = None if (folder / MANIFEST).exists() else entry
         try:
+            check_links(folder)
             manifest = read_manifest(folder, standin)
         except PluginError as err:
             skipped.append(str(err))
             continue
         found.append(InstalledPlugin(manifest["name"], folder, root, standin or {}))
     return found, skipped
+
+
+def check_links(root: Path) -> None:
+    """A `PluginError` naming the first link under `root` that leads out of it (or nowhere);
+    links to folders are not followed. At most `MAX_ENTRIES` entries are looked at."""
+    seen = 0
+    for top, dirs, files in os.walk(root):
+        for name in sorted([*dirs, *files]):
+            seen += 1
+            if seen > MAX_ENTRIES:
+                raise PluginError(f"more than {MAX_ENTRIES} files and folders", file=root)
+            entry = Path(top) / name
+            if not entry.is_symlink():
+                continue
+            try:
+                confined(entry, [root], "plugin file")
+            except PathEscapeError as err:
+                raise PluginError(
+                    f"a link out of the plugin's folder: {err.reason}", file=entry
+                ) from None
+            if not entry.exists():
+                raise PluginError("a link to nothing", file=entry)
 
 
 def remove_plugin(name: str) -> InstalledPlugin:

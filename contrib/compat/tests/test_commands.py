@@ -288,8 +288,12 @@ def test_a_plugin_json_pointing_outside_its_folder_is_refused_named(
             add_plugins(plugin)
     assert "evil" not in [p.name for p in installed_plugins()]
     manifest.write_text(json.dumps({"name": "evil"}))
-    (plugin / "commands").symlink_to(tmp_path)  # the default folder, a link out
+    (plugin / "commands").symlink_to(tmp_path)  # the default folder, a link out: refused
+    with pytest.raises(PluginError, match=rf"{re.escape(str(plugin / 'commands'))}: a link out"):
+        add_plugins(plugin)
+    (plugin / "commands").unlink()
     (added,), _ = add_plugins(plugin)
+    (plugin / "commands").symlink_to(tmp_path)  # made after `add`: every use refuses it
     with pytest.raises(PluginError, match=rf"{re.escape(str(manifest))}: commands: 'commands'"):
         plugin_parts(added)
     remove_plugin("evil")
