@@ -42,6 +42,7 @@ def list_(app: App, as_json: bool) -> None:
                         {
                             **_origin(entry.definition),
                             "description": entry.definition.description,
+                            "warnings": list(entry.definition.warnings),
                             "loader": entry.loader,
                             "shadows": [_origin(d) for d in entry.shadows],
                             "replaces_builtin": entry.replaces_builtin,
@@ -64,6 +65,12 @@ def list_(app: App, as_json: bool) -> None:
                 f"{_summary(definition.description)}"
             )
             click.echo(f"    {definition.path or '(defined in code)'}")
+            if definition.warnings:
+                count = len(definition.warnings)
+                click.echo(
+                    f"    {count} warning{'s' if count > 1 else ''}: "
+                    f"agentframe agents show {definition.name}"
+                )
             for shadowed in entry.shadows:
                 if shadowed.source == "builtin":
                     click.echo(f"    replaces the built-in {shadowed.name} ({shadowed.path})")
