@@ -1,15 +1,20 @@
 """`WebFetch`: one http(s) URL fetched through httpx, bounded in size and in time.
 
-Fetching what it is asked is this tool's feature; only the scheme is policed: http and https,
-on the first URL and on every redirect (httpx follows no other scheme, and at most
-`_REDIRECTS` hops). The body is streamed and dropped past `max_bytes` (the connection is
-closed, the rest never downloaded); the whole exchange has one deadline. HTML becomes its
-text, without scripts and styles. Credentials in a URL never appear in a result.
+Fetching what it is asked is this tool's feature; the tool polices the scheme (http and
+https, on the first URL and on every redirect) and where a redirect leads. Redirects are
+followed here, at most `_REDIRECTS` hops, and only on the same host and port: a redirect to
+another host is not followed but returned to the model (as Claude Code's WebFetch does),
+whose next call names that URL and so passes the tool gate and its rules (a
+`WebFetch(domain:…)` deny rule checked only on the first URL was bypassed by a redirect).
+The body is streamed and dropped past `max_bytes` (the connection is closed, the rest never
+downloaded); the whole exchange has one deadline. HTML becomes its text, without scripts
+and styles. Credentials in a URL never appear in a result.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
@@ -34,11 +39,14 @@ async def fetch_text(url: str, prompt: str, max_bytes: int, timeout: float, cap:
         raise ToolError(f"{shown}: only http and https URLs can be fetched, not {scheme!r}")
     try:
         async with asyncio.timeout(timeout):
-            body, response = await _get(url, max_bytes)
+            fetched = await _get(url, max_bytes)
     except TimeoutError:
         raise ToolError(f"{shown}: no complete answer within {timeout:g} s (timed out)") from None
-    except httpx.HTTPError as err:
+    except (httpx.HTTPError, httpx.InvalidURL) as err:
         raise ToolError(f"{shown}: {type(err).__name__}: {redact_url(str(err))}") from None
+    if isinstance(fetched, _Elsewhere):
+        return _elsewhere(shown, fetched, prompt)
+    body, response = fetched
     final = redact_url(str(response.url))
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
     head = [f"URL: {final}", f"Status: {response.status_code}"]
@@ -62,20 +70,59 @@ async def fetch_text(url: str, prompt: str, max_bytes: int, timeout: float, cap:
     return result
 
 
-async def _get(url: str, max_bytes: int) -> tuple[bytes, httpx.Response]:
-    """The body (at most `max_bytes + 1` bytes: one more says it was cut) and the response."""
-    async with (
-        httpx.AsyncClient(follow_redirects=True, max_redirects=_REDIRECTS) as client,
-        client.stream("GET", url, headers=_HEADERS) as response,
-    ):
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_raw():
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > max_bytes:
-                break
-        return b"".join(chunks), response
+@dataclass(frozen=True, slots=True)
+class _Elsewhere:
+    """A redirect to another host: not followed."""
+
+    location: httpx.URL
+    status: int
+
+
+async def _get(url: str, max_bytes: int) -> tuple[bytes, httpx.Response] | _Elsewhere:
+    """The body (at most `max_bytes + 1` bytes: one more says it was cut) and the response,
+    after the redirects on the same host; or where a redirect to another host leads."""
+    current = httpx.URL(url)
+    async with httpx.AsyncClient(follow_redirects=False) as client:
+        for _ in range(_REDIRECTS + 1):
+            async with client.stream("GET", current, headers=_HEADERS) as response:
+                location = response.headers.get("location")
+                if response.is_redirect and location:
+                    target = current.join(location)
+                    if target.scheme not in ("http", "https"):
+                        raise ToolError(
+                            f"{redact_url(str(current))}: redirected to a {target.scheme!r} "
+                            "URL; only http and https URLs can be fetched"
+                        )
+                    if _origin(target) != _origin(current):
+                        return _Elsewhere(target, response.status_code)
+                    current = target
+                    continue
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_raw():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size > max_bytes:
+                        break
+                return b"".join(chunks), response
+    raise ToolError(f"{redact_url(url)}: more than {_REDIRECTS} redirects; not followed")
+
+
+def _origin(url: httpx.URL) -> tuple[str, int | None]:
+    """The host and port a request goes to (the scheme's port when none is written)."""
+    port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+    return url.host.lower().rstrip("."), port
+
+
+def _elsewhere(shown: str, redirect: _Elsewhere, prompt: str) -> str:
+    """Claude Code's answer to a redirect to another host: where it leads, for a new call."""
+    location = redact_url(str(redirect.location))
+    return (
+        "REDIRECT DETECTED: The URL redirects to a different host.\n\n"
+        f"Original URL: {shown}\nRedirect URL: {location}\nStatus: {redirect.status}\n\n"
+        "The redirect was not followed. To fetch the content, call WebFetch again with "
+        f"url: {location} and prompt: {prompt}"
+    )
 
 
 class _Text(HTMLParser):

@@ -55,6 +55,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(301)
             self.send_header("Location", "/page")
             self.end_headers()
+        elif self.path == "/to-other-host":  # the same machine, by another name
+            self.send_response(302)
+            self.send_header("Location", f"http://localhost:{self.server.server_address[1]}/page")
+            self.end_headers()
+        elif self.path == "/loop":
+            self.send_response(307)
+            self.send_header("Location", "/loop")
+            self.end_headers()
         elif self.path == "/image":
             self._reply(200, "image/png", b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
         else:
@@ -154,3 +162,19 @@ async def test_errors_and_binary_bodies(call: Any, server: str) -> None:
     assert not image.is_error and "binary content, not shown" in image.content
     refused = await call("WebFetch", url="http://user:hunter2@127.0.0.1:9/", prompt="x")
     assert refused.is_error and "hunter2" not in refused.content
+
+
+async def test_a_redirect_to_another_host_is_returned_not_followed(call: Any, server: str) -> None:
+    """The next call names the new host and passes the tool gate; following it here would
+    take the fetch past a rule that denies that host."""
+    result = await call("WebFetch", url=f"{server}/to-other-host", prompt="Which version?")
+    assert not result.is_error, result.content
+    port = server.rsplit(":", 1)[1]
+    assert result.content.startswith("REDIRECT DETECTED: The URL redirects to a different host.")
+    assert f"Redirect URL: http://localhost:{port}/page" in result.content
+    assert "Status: 302" in result.content and "Release notes" not in result.content
+
+
+async def test_a_redirect_loop_stops(call: Any, server: str) -> None:
+    result = await call("WebFetch", url=f"{server}/loop", prompt="x")
+    assert result.is_error and "more than 5 redirects" in result.content

@@ -5,7 +5,8 @@ A rule is a tool name (`Bash`, `mcp__github`, `mcp__github__*`) or a tool with a
 `Edit(src/**)` (gitignore-style paths: `//abs`, `~/home`, `/` from the settings file's
 project, else from the working folder), `WebFetch(domain:example.com)`. Claude Code's order:
 a matching `deny` rule wins, then `ask`, then `allow`; with none, the mode decides for Claude
-Code's tools and MCP tools (read-only tools run, others ask in `default`; `acceptEdits` lets
+Code's tools and MCP tools (read-only tools run, but `WebFetch` and `WebSearch`, and others,
+ask in `default`; `acceptEdits` lets
 edits run; `dontAsk` refuses what is not allowed; `bypassPermissions` runs everything a deny
 rule does not stop) and `plan` refuses whatever writes; a stack's other tools run. `Edit`
 rules cover every tool that edits files, `Read` rules every tool that reads them.
@@ -30,8 +31,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
+from .hosts import normal_host, url_host
 from .names import claude_names
 from .shellsplit import Script, SimpleCommand, split_script
 
@@ -57,6 +58,10 @@ READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
 #: Claude Code's own tools: the mode decides for them (and MCP tools) when no rule matches;
 #: a stack's other tools run as they would without Claude Code's settings (but in `plan`).
 CLAUDE_TOOLS = EDIT_TOOLS | READ_TOOLS | {"Bash", "WebFetch", "WebSearch", "TodoWrite", "Task"}
+
+#: Read-only tools that still ask (or, in `dontAsk`, are refused) with no rule allowing them,
+#: as Claude Code's do: they reach any host.
+NETWORK_TOOLS = frozenset({"WebFetch", "WebSearch"})
 
 #: Tools whose specifiers the rules read.
 ENFORCED_TOOLS = EDIT_TOOLS | READ_TOOLS | {"Bash", "WebFetch"}
@@ -176,7 +181,13 @@ class Rules:
 
     def _by_mode(self, tool: str, writes: bool, hook_allowed: bool) -> Decision:
         mode = self.mode
-        if not writes or mode == "bypassPermissions" or hook_allowed:
+        if mode == "bypassPermissions" or hook_allowed:
+            return Decision("allow", f"{mode} mode")
+        if not writes and tool in NETWORK_TOOLS:  # read-only, but they reach any host
+            if mode == "dontAsk":
+                return Decision("deny", f"dontAsk mode; no rule allows {tool}")
+            return Decision("ask", f"no rule allows {tool} ({mode} mode asks)")
+        if not writes:
             return Decision("allow", f"{mode} mode")
         if mode != "plan" and tool not in CLAUDE_TOOLS and not tool.startswith("mcp__"):
             return Decision("allow", f"{tool} is no Claude Code tool: {mode} mode leaves it be")
@@ -285,9 +296,11 @@ def _deny_texts(command: SimpleCommand) -> list[str]:
 def _matches(rule: Rule, tool: str, arguments: Mapping[str, Any], cwd: Path) -> bool:
     spec = rule.spec or ""
     if rule.tool == "WebFetch":
-        host = (urlsplit(str(arguments.get("url", ""))).hostname or "").lower()
-        domain = spec.removeprefix("domain:").strip().lower()
-        return bool(host) and (host == domain or host.endswith("." + domain.lstrip("*.")))
+        host = url_host(str(arguments.get("url", "")))
+        domain = spec.removeprefix("domain:").strip()
+        domain = domain[2:] if domain.startswith("*.") else domain
+        domain = normal_host(domain)
+        return bool(host) and (host == domain or host.endswith("." + domain))
     if rule.tool in EDIT_TOOLS or rule.tool in READ_TOOLS:
         raw = arguments.get("file_path") or arguments.get("notebook_path") or arguments.get("path")
         path = Path(str(raw)) if raw else cwd

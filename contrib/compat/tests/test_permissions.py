@@ -161,8 +161,31 @@ CASES = [
         "WebFetch",
         {"url": "https://example.org/"},
         False,
-        "allow",
+        "ask",  # not denied; no rule allows it either (issue 38: it ran)
     ),
+    # WebFetch: every spelling of a host is that host; with no rule it asks (dontAsk: refused)
+    *[
+        (rules(deny=["WebFetch(domain:127.0.0.1)"]), "WebFetch", {"url": u}, False, "deny")
+        for u in (
+            "http://127.1/",
+            "http://2130706433/",
+            "http://0x7f.0.0.1/",
+            "http://0177.0.0.1/",
+            "http://[::ffff:127.0.0.1]:8080/",
+            "http://127.0.0.1./",
+            "http://user@127.0.0.1/",
+        )
+    ],
+    (
+        rules(deny=["WebFetch(domain:Bücher.Example.)"]),
+        "WebFetch",
+        {"url": "https://www.xn--bcher-kva.example/"},
+        False,
+        "deny",
+    ),
+    (rules(), "WebFetch", {"url": "https://example.com/"}, False, "ask"),
+    (rules(mode="dontAsk"), "WebFetch", {"url": "https://example.com/"}, False, "deny"),
+    (rules(mode="bypassPermissions"), "WebFetch", {"url": "https://example.com/"}, False, "allow"),
     # MCP tools, agentframe's names (`mcp_server_tool`) read as Claude Code's
     (rules(allow=["mcp__github__*"]), "mcp_github_create_issue", {}, True, "allow"),
     (rules(allow=["mcp__github"]), "mcp_github_create_issue", {}, True, "allow"),

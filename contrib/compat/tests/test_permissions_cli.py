@@ -5,6 +5,9 @@ file) holds the rules, and nothing a rule does not allow happens on disk."""
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -139,3 +142,74 @@ def test_a_read_deny_rule_hides_files_from_grep_glob_and_ls(tmp_path: Path) -> N
     assert ".env" not in glob["result"] and "secrets" not in ls["result"].split("(")[0]
     assert grep_secrets["is_error"] and "denied" in grep_secrets["result"]
     assert ls_secrets["is_error"] and "denied" in ls_secrets["result"]
+
+
+class _Pages(BaseHTTPRequestHandler):
+    """/page (counted), and /to-ip: a redirect from the name to the denied address."""
+
+    hits: list[str] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        port = self.server.server_address[1]
+        if self.path == "/to-ip":
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{port}/page")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        _Pages.hits.append(self.headers.get("Host", ""))
+        body = b"Release notes: version 4.2"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def port(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    _Pages.hits = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield int(httpd.server_address[1])
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_webfetch_asks_with_no_rule_and_is_refused_in_dont_ask(tmp_path: Path, port: int) -> None:
+    fetch = _call("WebFetch", url=f"http://127.0.0.1:{port}/page", prompt="version?")
+    asked = _project(tmp_path / "asks", {"deny": ["Bash(rm:*)"]}, [fetch])
+    (call,) = _run(asked)
+    assert call["is_error"] and "no rule allows WebFetch" in call["result"]
+    assert "no one can answer" in call["result"]
+    refused = _project(tmp_path / "refuses", {"defaultMode": "dontAsk"}, [fetch])
+    (call,) = _run(refused)
+    assert call["is_error"] and "dontAsk mode" in call["result"]
+    assert _Pages.hits == []
+
+
+def test_a_denied_host_is_denied_in_every_spelling_and_after_a_redirect(
+    tmp_path: Path, port: int
+) -> None:
+    spellings = ["127.1", "2130706433", "0x7f000001", "0177.0.0.1", "[::ffff:127.0.0.1]"]
+    replies = [
+        *(_call("WebFetch", url=f"http://{host}:{port}/page", prompt="v?") for host in spellings),
+        _call("WebFetch", url=f"http://127.0.0.1.:{port}/page", prompt="v?"),
+        _call("WebFetch", url=f"http://localhost:{port}/to-ip", prompt="v?"),
+        _call("WebFetch", url=f"http://127.0.0.1:{port}/page", prompt="v?"),  # as told
+        _call("WebFetch", url=f"http://localhost:{port}/page", prompt="v?"),
+    ]
+    rules = {"allow": ["WebFetch(domain:localhost)"], "deny": ["WebFetch(domain:127.0.0.1)"]}
+    *denied, redirect, followed, allowed = _run(_project(tmp_path / "p", rules, replies))
+    for call in [*denied, followed]:
+        assert call["is_error"] and "rule 'WebFetch(domain:127.0.0.1)'" in call["result"], call
+    assert not redirect["is_error"] and "REDIRECT DETECTED" in redirect["result"]
+    assert f"Redirect URL: http://127.0.0.1:{port}/page" in redirect["result"]
+    assert not allowed["is_error"] and "Release notes" in allowed["result"]
+    assert _Pages.hits == [f"localhost:{port}"]  # only the allowed name reached the page
