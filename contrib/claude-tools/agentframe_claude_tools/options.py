@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .sandbox import SandboxOptions
+from .sandbox import UNSANDBOXED, SandboxOptions
 
 __all__ = ["TOOL_NAMES", "ClaudeToolsOptions", "ToolName"]
 
@@ -47,7 +47,7 @@ class ClaudeToolsOptions(BaseModel):
     bash_max_timeout: Annotated[float, Field(gt=0, le=86_400)] = 600.0
     #: Run `Bash` in bubblewrap: `on`, `{network: true, writable: [...]}`, or `off`, the
     #: default as in Claude Code (the command then has the rights of agentframe itself).
-    sandbox: SandboxOptions = SandboxOptions(enabled=False)
+    sandbox: SandboxOptions = UNSANDBOXED
     #: Offer `WebFetch` (http and https URLs only).
     webfetch: bool = True
     #: Bytes of a fetched body kept; the rest is not downloaded.

@@ -30,7 +30,14 @@ from agentframe_core import Diagnosis
 
 from .project import ToolError
 
-__all__ = ["SandboxOptions", "SandboxUnavailableError", "diagnose", "find_bwrap", "sandbox_argv"]
+__all__ = [
+    "UNSANDBOXED",
+    "SandboxOptions",
+    "SandboxUnavailableError",
+    "diagnose",
+    "find_bwrap",
+    "sandbox_argv",
+]
 
 #: Seconds the probe may take (a loaded machine starts a sandbox in tens of milliseconds).
 _PROBE_SECONDS = 30.0
@@ -63,6 +70,10 @@ class SandboxOptions(BaseModel):
         if isinstance(value, bool):
             return {"enabled": value}
         return value
+
+
+#: `sandbox: off`, the default: a command runs with the rights of agentframe itself.
+UNSANDBOXED = SandboxOptions(enabled=False)
 
 
 class SandboxUnavailableError(ToolError):

@@ -28,12 +28,9 @@ from typing import IO, Any, TypeVar
 from agentframe_core import ToolResult, head_tail, start_watchdog
 
 from .project import ToolError
-from .sandbox import SandboxOptions, sandbox_argv
+from .sandbox import UNSANDBOXED, SandboxOptions, sandbox_argv
 
-__all__ = ["UNSANDBOXED", "run_command"]
-
-#: `sandbox: off`: the command runs with the rights of agentframe itself.
-UNSANDBOXED = SandboxOptions(enabled=False)
+__all__ = ["run_command"]
 
 #: Seconds between SIGTERM and SIGKILL, and that output may still arrive after the exit.
 _GRACE = 1.0
