@@ -352,6 +352,7 @@ class _Reader:
     def _word(self) -> _Word:
         s, word = self.s, _Word()
         parts: list[str] = []
+        end = self._word_end()  # once: a glob's `]` or a brace list's `}` lies before it
         while self.i < len(s):
             c = s[self.i]
             if c in _BLANKS or c in _OPERATOR_CHARS:
@@ -381,7 +382,7 @@ class _Reader:
                 word.dynamic = True
             else:
                 closes = {"[": "]", "{": "}"}.get(c)
-                if c in "*?" or (closes and closes in s[self.i : self._word_end()]):
+                if c in "*?" or (closes and s.find(closes, self.i, end) >= 0):
                     word.dynamic = True
                 parts.append(c)
                 self.i += 1

@@ -112,3 +112,14 @@ def test_what_sh_runs_is_found_by_the_reader(names: list[str], joint: str) -> No
     ran = subprocess.run(["sh", "-c", stubs + line + "\nwait"], capture_output=True, text=True)
     assert ran.stderr, ran
     assert {tuple(row.split(" ", 1)) for row in ran.stderr.splitlines()} <= set(found)
+
+
+@pytest.mark.parametrize("unit", ["[", "{", "a{", "[a]", "a;", "x=$(y) ", "'a'", '"$x"'])
+def test_the_longest_line_costs_bounded_work(unit: str) -> None:
+    """A line of 64 Ki `[` once scanned the rest of its word per character (billions of
+    steps); now well under a second (30 s is the bound on a loaded machine)."""
+    import time
+
+    started = time.monotonic()
+    split_script(unit * (MAX_CHARS // len(unit)))
+    assert time.monotonic() - started < 30
