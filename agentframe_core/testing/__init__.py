@@ -13,6 +13,7 @@ from typing import Any
 from ..parts.scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExhaustedError
 from .children import Child, start_together
 from .cli import run_cli
+from .waiting import eventually, eventually_async
 
 #: The kits, the scenario data an adapter's or loader's own tests reuse, and the venv helpers
 #: (for tests that pip-install a distribution as a user does), imported on first use.
@@ -39,6 +40,8 @@ _KITS = {
 __all__ = [
     "ScriptExhaustedError",
     "run_cli",
+    "eventually",
+    "eventually_async",
     "Child",
     "start_together",
     "ScriptedAdapter",
