@@ -9,8 +9,9 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from agentframe_core.testing import eventually
 
 
 def _chat(workdir: Path, config: str) -> subprocess.Popen[str]:
@@ -56,12 +57,19 @@ def test_ctrl_c_with_piped_stdin_leaves_cleanly(tmp_path: Path) -> None:
 
 
 def _wait_until_reading(shell: int) -> None:
-    """Until the chat's stdin reader thread runs (the chat then waits for a line)."""
-    deadline = time.monotonic() + 60
-    while not any(len(os.listdir(f"/proc/{pid}/task")) >= 2 for pid in _children(shell)):
-        assert time.monotonic() < deadline, "the chat never started reading"
-        time.sleep(0.02)
-    time.sleep(0.5)  # the reader is now blocked on the empty pipe
+    """Until the chat's stdin reader thread is blocked reading the empty pipe: the chat has
+    then installed its SIGINT handler (it does so before starting the reader)."""
+    eventually(lambda: _blocked_on_a_pipe(shell), 60, what="the chat to read its stdin")
+
+
+def _blocked_on_a_pipe(shell: int) -> bool:
+    for pid in _children(shell):
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{pid}/task"):
+                wchan = Path(f"/proc/{pid}/task/{task}/wchan").read_text()
+                if wchan.endswith("pipe_read"):  # anon_pipe_read on newer kernels
+                    return True
+    return False
 
 
 def test_a_failed_turn_prints_its_error_and_the_chat_goes_on(tmp_path: Path) -> None:
