@@ -3,6 +3,7 @@ per step in data/replies.yaml."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,9 @@ import yaml
 
 from agentframe_core import Capabilities, Completion, CompletionRequest
 from agentframe_core.testing import ScriptedAdapter
+
+with contextlib.suppress(ImportError):  # the real-model tests need agentframe-llamacpp
+    from agentframe_llamacpp.testing import llama_runtime  # noqa: F401 (a fixture)
 
 DATA = Path(__file__).parent / "data"
 

@@ -23,13 +23,6 @@ from rdflib import RDF, RDFS, Graph
 llamacpp = pytest.importorskip("agentframe_llamacpp")
 
 
-@pytest.fixture(scope="session")
-def llama_runtime() -> Any:
-    from agentframe_llamacpp.testing import shared_runtime
-
-    return shared_runtime()
-
-
 def _triples(graph: Graph) -> set[tuple[str, str, str]]:
     schema = str(SCHEMA)
     return {

@@ -8,6 +8,7 @@ a task `sleep=0.3;say=hello` waits 0.3 s and answers `hello`; `fail` makes the m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from types import SimpleNamespace
@@ -28,6 +29,9 @@ from agentframe_core import (
     tool,
 )
 from agentframe_core.testing import ScriptedAdapter, ScriptedReply
+
+with contextlib.suppress(ImportError):  # the real-model tests need agentframe-llamacpp
+    from agentframe_llamacpp.testing import llama_runtime  # noqa: F401 (a fixture)
 
 
 def child_reply(task: str, answered_tool: bool) -> ScriptedReply:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from agentframe_subagent import SubagentOptions, SubagentTool
 
 from agentframe_core import MemoryStore, Outcome, Session, Stack, VerbatimBuilder
@@ -24,14 +23,6 @@ PROMPT = (
     'Call the subagent tool with {"agent": "keeper", "task": "What is the secret code?"}. '
     "Then tell me the code it returns."
 )
-
-
-@pytest.fixture(scope="session")
-def llama_runtime() -> Any:
-    """The real llama-server with SmolLM2, shared by the whole test session."""
-    from agentframe_llamacpp.testing import shared_runtime
-
-    return shared_runtime()
 
 
 async def test_the_local_model_delegates_to_a_claude_agent_and_uses_its_answer(

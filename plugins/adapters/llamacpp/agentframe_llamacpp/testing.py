@@ -1,10 +1,8 @@
 """A real llama-server with the default model, shared by every test of one pytest process.
 
-    from agentframe_llamacpp.testing import shared_runtime
+    from agentframe_llamacpp.testing import llama_runtime  # a fixture, in a conftest.py
 
-    @pytest.fixture(scope="session")
-    def llama_runtime():
-        return shared_runtime()
+or `shared_runtime()` itself outside a fixture.
 
 Tests that need it skip, with the reason, when no llama-server or model can be had; with
 `AGENTFRAME_REQUIRE_LLAMA=1` (set it in CI) they fail instead, so they cannot silently vanish.
@@ -20,12 +18,14 @@ import tempfile
 from pathlib import Path
 from typing import NoReturn
 
+import pytest
+
 from .binary import find_binary
 from .errors import BinaryNotFoundError, ModelFetchError
 from .options import DEFAULT_MODEL, LlamaCppOptions, ModelOptions
 from .runtime import LlamaRuntime
 
-__all__ = ["REQUIRE_ENV", "options_for_tests", "shared_runtime", "unavailable"]
+__all__ = ["REQUIRE_ENV", "llama_runtime", "options_for_tests", "shared_runtime", "unavailable"]
 
 REQUIRE_ENV = "AGENTFRAME_REQUIRE_LLAMA"
 
@@ -34,8 +34,6 @@ _failure: str | None = None
 
 
 def unavailable(reason: str) -> NoReturn:
-    import pytest
-
     if os.environ.get(REQUIRE_ENV, "") not in ("", "0"):
         pytest.fail(f"{reason} ({REQUIRE_ENV} is set, so this is a failure, not a skip)")
     pytest.skip(reason)
@@ -67,3 +65,9 @@ def shared_runtime() -> LlamaRuntime:
             unavailable(_failure)
         _shared = runtime
     return _shared
+
+
+@pytest.fixture(scope="session")
+def llama_runtime() -> LlamaRuntime:
+    """The real llama-server with SmolLM2, shared by the whole test session."""
+    return shared_runtime()

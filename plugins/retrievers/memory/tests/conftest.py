@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 from agentframe_memory.bank import MemoryBank
+
+with contextlib.suppress(ImportError):  # the real-model tests need agentframe-llamacpp
+    from agentframe_llamacpp.testing import llama_runtime  # noqa: F401 (a fixture)
 
 FACTS = [
     (

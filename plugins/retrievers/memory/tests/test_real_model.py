@@ -17,13 +17,6 @@ from agentframe_core import MemoryStore, Session, Stack, VerbatimBuilder
 llamacpp = pytest.importorskip("agentframe_llamacpp")
 
 
-@pytest.fixture(scope="session")
-def llama_runtime() -> Any:
-    from agentframe_llamacpp.testing import shared_runtime
-
-    return shared_runtime()
-
-
 def stack(runtime: Any, options: MemoryOptions, *, tools: bool) -> Stack:
     adapter = llamacpp.LlamaCppAdapter(runtime.options, runtime)
     return Stack(

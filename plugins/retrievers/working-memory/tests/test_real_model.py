@@ -15,13 +15,6 @@ from agentframe_core import MemoryStore, Session, Stack, VerbatimBuilder
 llamacpp = pytest.importorskip("agentframe_llamacpp")
 
 
-@pytest.fixture(scope="session")
-def llama_runtime() -> Any:
-    from agentframe_llamacpp.testing import shared_runtime
-
-    return shared_runtime()
-
-
 async def test_the_real_model_keeps_the_working_memory(llama_runtime: Any) -> None:
     # Replies bounded, so two turns fit the 2,048-token window whatever the model says: a
     # fresh clone's CI once got a runaway reply to "Reply with OK." and a 2,064-token prompt.
