@@ -3,10 +3,12 @@
 A secret can sit under a key whose name says so (`api_key`, `token`), in any HTTP header
 value (`Authorization`, `X-Api-Key`, a custom one), inside a URL or DSN (`user:pass@`, the
 password may hold `@` or spaces; `?token=`, `&api_key=`; `password='p w'`), or anywhere in a
-library's error message, where only the caller knows it (`known`), or in a command line's
-arguments (`--token X`, `--api-key=X`). `redact_data` masks a config before `config show` or
-`/v1/stack` prints it; `redact_text` masks free text (error messages, log lines) by pattern;
-`RedactingFormatter` applies it to every log record, traceback included.
+library's error message, where only the caller knows it (`known`), in a command line's
+arguments (`--token X`, `--api-key=X`), or bare, recognisable by its shape alone (`sk-proj-…`,
+`ghp_…`, `AKIA…`, `xoxb-…`, a JWT). `redact_data` masks a config before `config show` or
+`/v1/stack` prints it; `redact_text` masks free text (error messages, log lines, captured
+trace content) by pattern; `RedactingFormatter` applies it to every log record, traceback
+included.
 """
 
 from __future__ import annotations
@@ -50,6 +52,25 @@ _FLAG_VALUE = re.compile(
     r"|(?P<open>)(?!\*\*\*|-)[^\s\"',;&]+)",
     re.I,
 )
+#: Tokens recognisable by their shape alone, wherever they stand: OpenAI and Anthropic
+#: (`sk-…`, `sk-proj-…`, `sk-ant-…`), GitHub (`ghp_…`, `gho_…`, `github_pat_…`), GitLab
+#: (`glpat-…`), AWS access key ids (`AKIA…`, `ASIA…`), Slack (`xoxb-…`, `xapp-…`), Stripe
+#: (`sk_live_…`, `rk_test_…`), Google API keys (`AIza…`), Hugging Face (`hf_…`), JWTs,
+#: and PEM private key blocks.
+_TOKEN_SHAPES = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:"
+    r"sk-[A-Za-z0-9_-]{20,}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|xox[abeprs]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}"
+    r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"
+    r"|AIza[0-9A-Za-z_-]{35}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
+    r")(?![A-Za-z0-9])"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----(?:.|\n)*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"
+)
 
 
 def _masked_value(match: re.Match[str]) -> str:
@@ -67,10 +88,11 @@ def redact_url(url: str) -> str:
 def redact_text(text: str, known: Iterable[str] = ()) -> str:
     """Free text (an error message, a log line) with every secret it shows masked: URL
     credentials, `Bearer <token>`, `<secret name>: <value>` / `<secret name>=<value>`,
-    `--secret-flag <value>`, and each `known` value wherever it appears (a password or
-    header value a library quoted)."""
+    `--secret-flag <value>`, tokens of a well-known shape, and each `known` value wherever
+    it appears (a password or header value a library quoted)."""
     for secret in sorted((k for k in known if k), key=len, reverse=True):
         text = text.replace(secret, MASK)
+    text = _TOKEN_SHAPES.sub(MASK, text)
     text = redact_url(text)
     text = _SCHEME_TOKEN.sub(rf"\g<name> {MASK}", text)
     text = _FLAG_VALUE.sub(_masked_value, text)

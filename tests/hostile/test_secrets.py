@@ -58,6 +58,32 @@ def test_command_arguments_lose_the_values_of_secret_flags():
     assert redact_url("https://h/x?key=g00g&q=1") == "https://h/x?key=***&q=1"
 
 
+#: Tokens of well-known shapes (made up, of the real lengths).
+BARE_TOKENS = [
+    "sk-proj-" + "Ab3_" * 12,
+    "sk-ant-api03-" + "x9" * 40,
+    "ghp_" + "a1B2" * 9,
+    "github_pat_" + "11AB_" * 16,
+    "glpat-" + "q" * 20,
+    "AKIA" + "IOSFODNN7EXAMPLE",
+    "xoxb-1234567890-0987654321-" + "abc" * 8,
+    "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "AIza" + "SyD-" * 8 + "abc",
+    "hf_" + "Z" * 34,
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+]
+
+
+def test_bare_tokens_of_well_known_shapes_are_masked():
+    for token in BARE_TOKENS:
+        shown = redact_text(f'the key is {token}, "{token}" and ({token}).')
+        assert token not in shown and shown.count("***") == 3, (token, shown)
+    pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----"
+    assert redact_text(f"key:\n{pem}\nend") == "key:\n***\nend"
+    ordinary = "task-key sk-short AKIA ghp_x eyJ.eyJ.x max_tokens: 100 the skeleton-key"
+    assert redact_text(ordinary) == ordinary
+
+
 def test_config_data_masks_every_header_value_and_secret_keys():
     data = {
         "adapter": {
