@@ -84,13 +84,14 @@ def list_tree(
 
     def skip(relative: str, is_dir: bool) -> bool:
         name = relative.rpartition("/")[2]
-        hidden = name.startswith(".") or name in _LS_HIDDEN
-        return hidden or any(rule.match(relative) for rule in ignored)
+        unlisted = name.startswith(".") or name in _LS_HIDDEN
+        return unlisted or any(rule.match(relative) for rule in ignored)
 
     walk = Walk(base, max_entries, time.monotonic() + timeout, hidden)
     lines = [f"- {base}/"]
-    for shown, (relative, entry) in enumerate(walk.entries(folders=True, skip=skip)):
-        if shown == LS_ENTRIES:
+    rows: list[tuple[list[str], str]] = []
+    for relative, entry in walk.entries(folders=True, skip=skip):
+        if len(rows) == LS_ENTRIES:
             lines.insert(
                 0,
                 f"There are more than {LS_ENTRIES} files in the directory. Use the LS tool "
@@ -99,9 +100,12 @@ def list_tree(
                 "below:\n",
             )
             break
-        depth = relative.count("/") + 1
         slash = "/" if entry.is_dir(follow_symlinks=False) else ""
-        lines.append(f"{'  ' * depth}- {entry.name}{slash}")
+        rows.append((relative.split("/"), f"{entry.name}{slash}"))
+    # The walk lists a folder's entries before it enters its subfolders: each entry goes
+    # under its own folder, in name order, for the tree.
+    for parts, shown in sorted(rows):
+        lines.append(f"{'  ' * len(parts)}- {shown}")
     if walk.stopped:
         lines.append(f"(The listing {walk.stopped}.)")
     if walk.left_out:

@@ -158,3 +158,17 @@ async def test_ls_shows_a_tree_without_hidden_entries(call: Any, project: Path) 
     assert result.content == f"- {project}/\n  - notes.txt\n  - src/\n    - app.py"
     ignored = await call("LS", ignore=["*.py"])
     assert "app.py" not in ignored.content
+
+
+async def test_ls_puts_each_entry_under_its_own_folder(call: Any, project: Path) -> None:
+    """The walk lists a folder's entries before entering its subfolders: `src/app.py` was
+    shown under `tests/`, the last folder listed."""
+    (project / "tests").mkdir()
+    (project / "tests" / "test_app.py").write_text("")
+    (project / "src" / "deep").mkdir()
+    (project / "src" / "deep" / "x.py").write_text("")
+    result = await call("LS")
+    assert result.content == (
+        f"- {project}/\n  - notes.txt\n  - src/\n    - app.py\n    - deep/\n      - x.py\n"
+        "  - tests/\n    - test_app.py"
+    )
