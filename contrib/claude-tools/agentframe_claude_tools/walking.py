@@ -33,7 +33,8 @@ SKIPPED_FOLDERS = frozenset({".git", ".svn", ".hg", ".bzr"})
 @dataclass(slots=True)
 class Walk:
     """Files under `top` (and folders, with `folders=True`), as (path relative to `top`,
-    entry), in a stable order: each folder's entries by name, depth first."""
+    entry), in a stable order: each folder's entries by name, then its subfolders' in turn
+    (a tree is drawn by sorting the paths: `listing.list_tree`)."""
 
     top: Path
     max_entries: int
