@@ -178,6 +178,7 @@ class _Reader:
     def _command(self) -> None:
         words: list[_Word] = []
         assignments: list[str] = []
+        timed = False
         while True:
             self._blanks()
             if self.i >= len(self.s):
@@ -215,7 +216,10 @@ class _Reader:
                 continue
             if not words and not word.quoted and not word.dynamic:
                 if not assignments and word.value in _LEADING_KEYWORDS | _CLOSING_KEYWORDS:
+                    timed = word.value == "time"
                     continue
+                if timed and word.value in ("-p", "--"):
+                    continue  # `time -p cmd`: the option is time's, cmd the command
                 if word.value in ("for", "select"):
                     self._skip_loop_head()
                     continue

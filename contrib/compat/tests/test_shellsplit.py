@@ -35,6 +35,7 @@ READ = [
     ("r\\m x; 'rm' y; $'rm' z", ["rm x", "rm y", "rm z"], []),
     ("cat <<'EOF'\n$(rm x)\nEOF\necho done", ["cat", "echo done"], []),
     ("git status # ; rm x", ["git status"], []),
+    ("time -p rm x; ! rm y", ["rm x", "rm y"], []),
     ("echo `echo \\`rm x\\``", ["rm x", "echo `rm x`", "echo `echo \\`rm x\\``"], []),
     ("a && b || c; d | e |& f\ng", ["a", "b", "c", "d", "e", "f", "g"], []),
 ]
