@@ -117,7 +117,7 @@ if TYPE_CHECKING:
     from .support.processes import pid_alive, start_watchdog
     from .support.redact import RedactingFormatter, redact_data, redact_text, redact_url
     from .support.retention import sessions_to_prune
-    from .support.sqlitewal import use_wal
+    from .support.sqlitewal import create_private, use_wal
     from .support.turnlease import SessionDeletedError, TurnLeaseLostError
 
     #: The installed distribution's version (its metadata: one number, set in pyproject.toml).
@@ -224,6 +224,7 @@ _LAZY = {
     "pid_alive": ".support.processes",
     "start_watchdog": ".support.processes",
     "use_wal": ".support.sqlitewal",
+    "create_private": ".support.sqlitewal",
     "Frontmatter": ".engine.definitions.frontmatter",
     "read_frontmatter": ".engine.definitions.frontmatter",
     "FolderLoader": ".engine.definitions.loader",
@@ -375,6 +376,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "pid_alive",
     "start_watchdog",
     "use_wal",
+    "create_private",
     "Frontmatter",
     "read_frontmatter",
     "FolderLoader",

@@ -1,15 +1,28 @@
-"""SQLite files that several processes open at once: WAL mode, switched on with retries.
+"""SQLite files that several processes open at once: WAL mode, switched on with retries;
+and files only their owner may read (sessions and traces hold prompts and answers).
 
 Standard library only, for the plugins that keep a SQLite file (the session store, the
-memory retriever's index).
+memory retriever's index, the trace store).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import time
+from pathlib import Path
 
-__all__ = ["use_wal"]
+__all__ = ["create_private", "use_wal"]
+
+
+def create_private(path: Path) -> None:
+    """Create the database file `path`, empty, readable and writable by its owner only
+    (0600), unless it exists (its mode is the owner's choice then). Call it before
+    `sqlite3.connect`: SQLite gives the `-wal`, `-shm` and `-journal` files it creates the
+    mode of the database file."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def use_wal(db: sqlite3.Connection, busy_timeout: float) -> str:

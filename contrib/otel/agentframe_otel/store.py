@@ -21,7 +21,13 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import StatusCode
 
-from agentframe_core import find_config_file, read_config, sessions_to_prune, use_wal
+from agentframe_core import (
+    create_private,
+    find_config_file,
+    read_config,
+    sessions_to_prune,
+    use_wal,
+)
 
 from .settings import TelemetrySettings, parse_settings
 
@@ -57,6 +63,7 @@ class TraceStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(path)  # captured content is prompts and answers: 0600, as its WAL files
         self._db = sqlite3.connect(path, timeout=10, check_same_thread=False)
         use_wal(self._db, 10.0)
         self._db.executescript(_SCHEMA)

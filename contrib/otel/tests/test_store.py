@@ -75,6 +75,39 @@ def test_traces_are_kept_only_when_asked_for(
     assert "execute_tool add" in tree.stdout and "50 in / 5 out  80% cached" in tree.stdout
 
 
+#: Made-up tokens of real shapes: OpenAI, GitHub, AWS, Slack, a JWT.
+TOKENS = [
+    "sk-proj-" + "Ab3_" * 12,
+    "ghp_" + "a1B2" * 9,
+    "AKIA" + "IOSFODNN7EXAMPLE",
+    "xoxb-1234567890-0987654321-" + "abc" * 8,
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+]
+
+
+def test_bare_tokens_never_reach_the_store_and_it_is_the_owners_only(tmp_path: Path) -> None:
+    replies = json.dumps([f"Your keys: {' '.join(TOKENS)}"])
+    (tmp_path / "agentframe.yaml").write_text(
+        f"adapter: {{use: scripted, replies: {replies}}}\nstore: {{use: memory}}\n"
+        "telemetry: {capture_content: true}\n"
+    )
+    done = run_cli(tmp_path, "run", "--json", f"remember these: {' '.join(TOKENS)}")
+    assert done.returncode == 0, done.stderr
+    run_id = json.loads(done.stdout)["run_id"]
+    store = tmp_path / "data" / "agentframe" / "traces.sqlite"
+    assert store.stat().st_mode & 0o777 == 0o600  # prompts and answers: the owner's only
+    shown = run_cli(tmp_path, "trace", "show", run_id, "--json")
+    tree = run_cli(tmp_path, "trace", "show", run_id)
+    assert shown.returncode == 0 and tree.returncode == 0, shown.stderr + tree.stderr
+    chat = next(s for s in json.loads(shown.stdout)["traces"][0]["spans"] if "chat" in s["name"])
+    assert "remember these: ***" in chat["attributes"]["gen_ai.input.messages"]
+    assert "Your keys: ***" in chat["attributes"]["gen_ai.output.messages"]
+    stored = b"".join(f.read_bytes() for f in store.parent.glob("traces.sqlite*"))
+    for token in TOKENS:
+        assert token not in shown.stdout + tree.stdout, token
+        assert token.encode() not in stored, token
+
+
 def _spans(store_path: Path, traces: dict[str, float]) -> None:
     """One finished run span per run id, ended `age` days ago."""
     provider = TracerProvider()

@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Literal
 
-from agentframe_core import use_wal
+from agentframe_core import create_private, use_wal
 
 from .errors import NewerSchemaError, StoreBusyError, StoreFileError
 
@@ -113,6 +113,7 @@ def open_database(
     """Open (creating if needed) and migrate the store at `path`; refuse what is not ours."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(path)  # sessions hold prompts and answers: 0600, as its WAL files
         db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
     except (OSError, sqlite3.Error) as err:
         raise StoreFileError(f"{path}: cannot open the session store: {err}") from err

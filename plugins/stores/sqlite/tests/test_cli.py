@@ -188,3 +188,32 @@ def test_a_newer_file_is_reported_by_the_cli(tmp_path: Path, env: dict[str, str]
     assert listed.returncode == 1
     assert f"error: {path}: written by a newer agentframe-store-sqlite" in listed.stderr
     assert "Traceback" not in listed.stderr
+
+
+async def test_the_session_file_and_its_wal_files_are_the_owners_only(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    path = tmp_path / "made-by-run.db"
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text(
+        f"adapter: {{use: scripted, replies: [Hello.]}}\nstore: {{use: sqlite, path: {path}}}\n"
+    )
+    ran = subprocess.run(
+        [str(AGENTFRAME), "--config", str(cfg), "run", "hi"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert path.stat().st_mode & 0o777 == 0o600  # sessions hold prompts and answers
+    opened = tmp_path / "open.db"
+    store = SqliteStore(opened)
+    try:
+        await store.append("s", Entry(kind=EntryKind.USER, content="secret plans"))
+        files = [opened, opened.with_name("open.db-wal"), opened.with_name("open.db-shm")]
+        assert {f.name: f.stat().st_mode & 0o777 for f in files} == dict.fromkeys(
+            (f.name for f in files), 0o600
+        )
+    finally:
+        await store.aclose()
