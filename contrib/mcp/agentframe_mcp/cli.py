@@ -41,11 +41,13 @@ def _toolsets(app: App) -> list[McpToolset]:
 def list_servers(app: App, as_json: bool) -> None:
     """Start each configured server; show its status and tools. Exit 1 if one fails."""
     with handle_errors():
-        rows = asyncio.run(_list(_toolsets(app)))
+        toolsets = _toolsets(app)
+        rows = asyncio.run(_list(toolsets))
+    notes = [note for toolset in toolsets for note in toolset.notes]
     if as_json:
-        emit_json({"servers": rows})
+        emit_json({"servers": rows, "not_started": notes})
     else:
-        _print_rows(rows)
+        _print_rows(rows, notes)
     if any(row["state"] != State.READY.value for row in rows):
         sys.exit(1)
 
@@ -64,8 +66,10 @@ async def _list(toolsets: list[McpToolset]) -> list[dict[str, Any]]:
     return rows
 
 
-def _print_rows(rows: list[dict[str, Any]]) -> None:
-    if not rows:
+def _print_rows(rows: list[dict[str, Any]], notes: list[str]) -> None:
+    for note in notes:
+        warn(note)
+    if not rows and not notes:
         warn("no MCP servers configured (a `use: mcp` part, or the project's .mcp.json)")
     for row in rows:
         where = row.get("url") or " ".join([row.get("command", ""), *row.get("args", [])])

@@ -55,8 +55,9 @@ def slash_commands(cwd: Path, tool_parts: ToolParts) -> CommandScan:
         toolsets = configured_toolsets(tools, config_file, cwd)
     except McpConfigError as err:
         return CommandScan(errors=[f"mcp: {err}"])
+    notes = [note for toolset in toolsets for note in toolset.notes]
     if not any(t.connections for t in toolsets):
-        return CommandScan()
+        return CommandScan(errors=notes)
     key = _servers_key(cwd, toolsets)
     cached = _LISTED.get(key)
     errors: list[str]
@@ -72,7 +73,7 @@ def slash_commands(cwd: Path, tool_parts: ToolParts) -> CommandScan:
             errors.append(f"mcp: more than {MAX_COMMANDS} prompts; the rest are left out")
             break
         commands.append(_command(toolset, cwd, prompt))
-    return CommandScan(commands=commands, errors=errors)
+    return CommandScan(commands=commands, errors=[*notes, *errors])
 
 
 Found = list[tuple[McpToolset, dict[str, Any]]]
@@ -135,11 +136,11 @@ def _command(toolset: McpToolset, cwd: Path, prompt: dict[str, Any]) -> SlashCom
     server, name = prompt["server"], prompt["name"]
     declared: list[dict[str, Any]] = prompt["arguments"]
     command_name = f"{_UNSAFE.sub('-', server)}:{_UNSAFE.sub('-', name)}"
-    options, base = toolset.options, toolset._base
+    options, base, config_file = toolset.options, toolset._base, toolset._config_file
 
     async def expand(arguments: str) -> str:
         given = parse_arguments(f"/{command_name}", declared, arguments)
-        fresh = McpToolset(options, cwd, base)
+        fresh = McpToolset(options, cwd, base, config_file=config_file, config_known=True)
         try:
             connection = fresh.connections.get(server)
             if connection is None:

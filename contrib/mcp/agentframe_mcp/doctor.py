@@ -26,7 +26,11 @@ def check_servers(config: Config) -> list[Diagnosis] | None:
 
 
 async def _start_all(toolsets: list[McpToolset]) -> list[Diagnosis]:
-    found: list[Diagnosis] = []
+    found = [
+        Diagnosis("mcp project servers", True, note)
+        for toolset in toolsets
+        for note in toolset.notes
+    ]
     try:
         await asyncio.gather(*(toolset.offered() for toolset in toolsets))
         for toolset in toolsets:

@@ -57,6 +57,8 @@ async def read_mentions(ctx: RunContext, prompt: str) -> str | None:
     """The context for the resources `prompt` mentions on the stack's MCP servers; None when
     it mentions none."""
     toolsets = [t for t in ctx.stack.tools if isinstance(t, McpToolset)]
+    for toolset in toolsets:  # the project's servers wait for the run's config file
+        toolset.learn_config(ctx)
     servers = {name: t for t in toolsets for name in t.connections}
     mentions = [m for m in find_mentions(prompt) if m.server in servers]
     if not mentions:

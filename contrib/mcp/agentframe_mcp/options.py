@@ -5,7 +5,9 @@ already use, and how long to wait for them.
                     "docs": {"type": "http", "url": "https://...", "headers": {...}}}}
 
 Servers come from the project's `.mcp.json` (the nearest from the working folder up to the
-repository root; ours, writable by us alone), then the file
+repository root; ours, writable by us alone; its folder trusted and each server approved by
+name, `projectservers.py`; read only when the config in force is the working folder's own
+unless `project: true`), then the file
 named by `config`, then `servers` inline; a later source replaces a server of the same name.
 `${VAR}` (and `${VAR:-default}`) in `env` and `headers` is taken from the environment.
 """
@@ -130,8 +132,11 @@ class McpOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     config: Path | None = Field(default=None, description="An mcp.json file to read.")
-    project: bool = Field(
-        default=True, description="Also read the project's .mcp.json (nearest to the cwd)."
+    project: bool | None = Field(
+        default=None,
+        description="Also read the project's .mcp.json (nearest to the cwd): true, false, or "
+        "unset: only when the config file is the working folder's own (not a --config from "
+        "elsewhere).",
     )
     claude_plugins: bool = Field(
         default=True,
@@ -307,18 +312,28 @@ def parse_servers(
 
 
 def load_servers(
-    options: McpOptions, cwd: Path, base: Path | None = None
+    options: McpOptions,
+    cwd: Path,
+    base: Path | None = None,
+    *,
+    project: bool | None = None,
+    notes: list[str] | None = None,
 ) -> dict[str, StdioServer | HttpServer]:
     """Every configured server that is allowed, by name (later sources win). `base`: the
-    folder of the config file holding the inline `servers` (None: the working folder's)."""
+    folder of the config file holding the inline `servers` (None: the working folder's).
+    `project`: whether the project's .mcp.json is read when `options.project` leaves it
+    open (None: it is); what its folder's trust and approvals leave out is said in `notes`."""
     found: dict[str, StdioServer | HttpServer] = {}
     if options.claude_plugins:
         from .claude_plugins import plugin_servers
 
         found.update(plugin_servers())
-    project = find_project_file(cwd) if options.project else None
-    if project is not None:
-        found.update(read_file(project))
+    wanted = options.project if options.project is not None else project
+    path = find_project_file(cwd) if wanted is not False else None
+    if path is not None:
+        from .projectservers import project_servers
+
+        found.update(project_servers(path, notes))
     if options.config is not None:
         found.update(read_file(options.config.expanduser()))
     inline = base or cwd

@@ -21,6 +21,9 @@ def configured_toolsets(
     project's .mcp.json alone."""
     parts = [part for part in tools if part.name == "mcp"]
     if not parts:
-        return [McpToolset(McpOptions(), cwd)]
+        return [McpToolset(McpOptions(), cwd, config_file=config_file, config_known=True)]
     base = config_file.resolve().parent if config_file is not None else None
-    return [McpToolset(part.options, cwd, base) for part in parts]
+    return [
+        McpToolset(part.options, cwd, base, config_file=config_file, config_known=True)
+        for part in parts
+    ]

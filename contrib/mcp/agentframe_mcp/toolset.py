@@ -15,7 +15,15 @@ from typing import Any
 
 from mcp import types
 
-from agentframe_core import Closeable, RunContext, Tool, ToolCall, ToolResult, redact_data
+from agentframe_core import (
+    Closeable,
+    RunContext,
+    Tool,
+    ToolCall,
+    ToolResult,
+    config_in_project,
+    redact_data,
+)
 
 from .connection import McpConnection, ServerUnavailableError, State
 from .names import exposed_name, unique_names
@@ -30,11 +38,23 @@ log = logging.getLogger("agentframe.mcp")
 
 class McpToolset:
     def __init__(
-        self, options: McpOptions, cwd: Path | None = None, base: Path | None = None
+        self,
+        options: McpOptions,
+        cwd: Path | None = None,
+        base: Path | None = None,
+        *,
+        config_file: Path | None = None,
+        config_known: bool = False,
     ) -> None:
         """`base`: the folder of the config file holding the inline `servers`, which their
-        relative paths mean (when None, the first run tells it: its stack's config file)."""
+        relative paths mean (when None, the first run tells it: its stack's config file).
+        `config_file`: the config in force (None: none) when `config_known`, which says
+        whether the project's .mcp.json is read (`config_in_project`); else the first run
+        tells it, and the project's servers wait for it."""
         self.options, self._cwd, self._base = options, cwd or Path.cwd(), base
+        self._config_file, self._config_known = config_file, config_known
+        #: What trust and approvals left out of the project's servers, one line each.
+        self.notes: list[str] = []
         sampling = options.sampling.adapter
         self._sampling_model = sampling.build() if sampling is not None else None
         self.connections = self._connect()
@@ -44,7 +64,12 @@ class McpToolset:
         self._memo: tuple[list[list[types.Tool]], list[Tool]] | None = None
 
     def _connect(self) -> dict[str, McpConnection]:
-        servers = load_servers(self.options, self._cwd, self._base)
+        known = self._config_known
+        project = config_in_project(self._config_file, self._cwd) if known else False
+        self.notes = []
+        servers = load_servers(
+            self.options, self._cwd, self._base, project=project, notes=self.notes
+        )
         roots = [self._cwd.resolve()] if self.options.roots else []
         return {
             name: McpConnection(
@@ -62,13 +87,17 @@ class McpToolset:
             for name, config in servers.items()
         }
 
-    def _learn_base(self, ctx: RunContext) -> None:
-        """Before any server started: the inline servers' paths against the run's config."""
+    def learn_config(self, ctx: RunContext) -> None:
+        """Before any server started: the inline servers' paths against the run's config
+        file, and the project's .mcp.json read if that config is the working folder's own."""
         config = ctx.stack.config
-        if self._started or self._base is not None or config is None or config.file is None:
+        if self._started or self._config_known:
             return
-        self._base = config.file.resolve().parent
-        if self.options.servers:
+        file = config.file if config is not None else None
+        self._config_file, self._config_known = file, True
+        if self._base is None and file is not None:
+            self._base = file.resolve().parent
+        if self.options.servers or self.options.project is None:
             self.connections = self._connect()
 
     async def start(self, needed: Callable[[str], bool] | None = None) -> None:
@@ -86,7 +115,7 @@ class McpToolset:
     async def started(self, name: str, ctx: RunContext) -> McpConnection:
         """The server `name` (a key of `connections`), started for the run `ctx` if it is not
         running: its state says whether it is (a failure is logged, not raised)."""
-        self._learn_base(ctx)
+        self.learn_config(ctx)
         await self.start(lambda server: server == name)
         return self.connections[name]
 
@@ -103,7 +132,7 @@ class McpToolset:
     async def tools(self, ctx: RunContext) -> list[Tool]:
         """The servers the run's agent may use a tool of are started; an agent whose `tools`
         name none of a server's (`mcp_{server}_...`) never starts it."""
-        self._learn_base(ctx)
+        self.learn_config(ctx)
         agent = ctx.agent
         if agent is None or agent.tools is None:
             return await self.offered()

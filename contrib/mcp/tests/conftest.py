@@ -30,6 +30,13 @@ def time_config() -> dict[str, Any]:
     return {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
 
 
+@pytest.fixture(autouse=True)
+def trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every folder trusted, every project server approved, for the tests of one test each:
+    these test servers, not trust; `test_trust.py` takes it away to test trust."""
+    monkeypatch.setenv("AGENTFRAME_TRUST_ALL", "1")
+
+
 @pytest.fixture
 def ctx() -> RunContext:
     """A RunContext on a throwaway stack (the MCP toolset does not look at it)."""

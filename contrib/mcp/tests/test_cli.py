@@ -98,7 +98,7 @@ def test_list_needs_no_model_and_no_store(tmp_path: Path) -> None:
     )
     listed = run_cli(tmp_path, "mcp", "list", "--json", timeout=60)
     assert listed.returncode == 0, listed.stderr
-    assert json.loads(listed.stdout) == {"servers": []}
+    assert json.loads(listed.stdout)["servers"] == []
 
 
 def test_a_header_with_a_line_break_is_a_config_error_naming_it_not_its_value(
@@ -165,7 +165,7 @@ def test_a_mcp_json_above_the_repository_root_is_not_read(tmp_path: Path) -> Non
     for cwd in (repo / "sub", repo):
         done = run_cli(cwd, "mcp", "list", "--json")
         assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout) == {"servers": []}
+        assert json.loads(done.stdout)["servers"] == []
     assert not marker.exists()
 
 
