@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         validate_config,
         validate_part,
     )
+    from .assembly.diagnose import diagnose
     from .assembly.facade import run
     from .assembly.plugins import PluginHost, cache_dir, data_dir
     from .assembly.trust import UntrustedFolderError, config_in_project, require_trust, trust_all
@@ -260,6 +261,7 @@ _LAZY = {
     "find_agents": ".assembly.catalog",
     "CommandCatalog": ".assembly.commands",
     "find_commands": ".assembly.commands",
+    "diagnose": ".assembly.diagnose",
 }
 
 
@@ -412,4 +414,5 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "find_agents",
     "CommandCatalog",
     "find_commands",
+    "diagnose",
 ]

@@ -207,7 +207,7 @@ def build_app(
             route("/v1/traces", list_traces, "GET"),
             route("/v1/kg", show_kg, "GET"),
             route("/v1/stack", show_stack, "GET"),
-            route("/v1/doctor", run_doctor, "GET"),
+            route("/v1/doctor", run_doctor, "POST"),
             route("/v1/questions/{question_id}", answer_question, "POST"),
             *_extensions(settings),
         ],

@@ -1,6 +1,6 @@
-"""What every request passes before it reaches an agent: the Host and Origin checks (a web
-page must not drive a loopback server through the browser), the API key, the body cap, and
-the per-key concurrency limit."""
+"""What every request passes before it reaches an agent: the Host, Origin and
+`Sec-Fetch-Site` checks (a web page must not drive a loopback server through the browser),
+the API key, the body cap, and the per-key concurrency limit."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from .settings import ServeSettings
 __all__ = ["Gate", "is_loopback"]
 
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
+#: `Sec-Fetch-Site` values of a request another site's page made (a browser sends them).
+_OTHER_SITES = {"cross-site", "same-site"}
 
 
 def is_loopback(host: str) -> bool:
@@ -63,6 +65,9 @@ class Gate:
         same_origin = origin == f"{request.url.scheme}://{headers.get('host', '')}"
         if origin is not None and not same_origin and origin not in self.settings.cors_origins:
             raise ApiError(403, "this origin is not allowed (serve.cors_origins)")
+        if origin is None and headers.get("sec-fetch-site") in _OTHER_SITES:
+            # a browser says another site's page asked (an `<img>`, a link): no Origin to allow
+            raise ApiError(403, "a request another site's page made is refused")
         auth = headers.get("authorization", "")
         scheme, _, token = auth.partition(" ")
         presented = token.strip() if scheme.lower() == "bearer" else None

@@ -13,6 +13,7 @@ from agentframe_core import AgentDefinition, Config, RunContext, Session, Stack,
 
 from .clienttools import ClientTools
 from .conversations import ClientMessage, Conversations, add_messages, check_client_id, parked_calls
+from .diagnoses import Diagnoses
 from .errors import ApiError
 from .gate import Gate
 from .remembered import Remembered
@@ -51,6 +52,8 @@ class Service:
     config: Config | None = None
     #: Questions of running AG-UI runs, waiting for `POST /v1/questions/{id}`.
     questions: Waiting = field(default_factory=Waiting)
+    #: `POST /v1/doctor`'s checks: one run at a time, its result cached.
+    diagnoses: Diagnoses = field(default_factory=Diagnoses)
 
     def agent(self, model: str, param: str = "model") -> AgentDefinition:
         agent = self.agents.get(model)

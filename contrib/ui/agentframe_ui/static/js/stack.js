@@ -1,7 +1,7 @@
 // What the server runs on (`GET /v1/stack`): the agents, the plugins installed, the config
-// in force with its secrets masked; then doctor's checks (`GET /v1/doctor`, seconds later).
+// in force with its secrets masked; then doctor's checks (`POST /v1/doctor`, seconds later).
 
-import { get } from "./api.js";
+import { get, post } from "./api.js";
 import { details, fill, h, pretty } from "./dom.js";
 
 export async function render(main) {
@@ -41,7 +41,7 @@ export async function render(main) {
         )
       : h("p", { class: "note" }, "The server was started without a config."),
   );
-  const checks = await get("/v1/doctor");
+  const checks = await post("/v1/doctor", {});
   doctor.removeAttribute("aria-busy");
   fill(
     doctor,
