@@ -124,3 +124,40 @@ def test_the_longest_line_costs_bounded_work(unit: str) -> None:
     started = time.monotonic()
     split_script(unit * (MAX_CHARS // len(unit)))
     assert time.monotonic() - started < 30
+
+
+def _program(leaves: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Command lines built of stub commands, joined and nested the ways a line can be."""
+
+    def nest(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        joined = st.tuples(inner, st.sampled_from([";", "&", "&&", "||", "|", "\n"]), inner)
+        return st.one_of(
+            joined.map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
+            inner.map(lambda e: f"( {e} )"),
+            inner.map(lambda e: f"{{ {e} ; }}"),
+            st.tuples(leaves, inner).map(lambda t: f"{t[0]} $( {t[1]} )"),
+            st.tuples(leaves, inner).map(lambda t: f'{t[0]} "x $( {t[1]} ) y"'),
+            st.tuples(leaves, inner).map(lambda t: f"{t[0]} <( {t[1]} )"),
+            st.tuples(leaves, leaves).map(lambda t: f"{t[0]} `{t[1]}`"),
+            st.tuples(leaves, inner).map(lambda t: f"if {t[0]} ; then {t[1]} ; fi"),
+            leaves.map(lambda c: f"X=$( {c} ) {c}"),
+            inner.map(lambda e: f"{{ {e} ; }} > /dev/null"),
+        )
+
+    return st.recursive(leaves, nest, max_leaves=8)
+
+
+@given(_program(st.sampled_from([f"c{n}" for n in range(6)])))
+@settings(max_examples=150, deadline=None)
+def test_bash_runs_no_command_the_reader_missed(line: str) -> None:
+    """Random nestings of `;`, `&`, `&&`, `||`, `|`, subshells, groups, `$(…)`, backticks,
+    `<(…)`, `if` and assignments: every stub command bash runs is one the reader found."""
+    script = split_script(line)
+    assert script.unsure == "", script.unsure
+    found = {c.words[0] for c in script.commands}
+    stubs = "".join(f"c{n}() {{ echo c{n} >&2; }}\n" for n in range(6))
+    ran = subprocess.run(
+        ["bash", "-c", f"{stubs}{line}\nwait"], capture_output=True, text=True, timeout=30
+    )
+    assert set(ran.stderr.split()) <= found, (line, ran.stderr)
+    assert set(ran.stderr.split()), line  # something ran: the stubs were called
