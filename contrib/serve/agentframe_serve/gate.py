@@ -4,6 +4,7 @@ the API key, the body cap, and the per-key concurrency limit."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -115,16 +116,25 @@ class Gate:
         return value
 
     async def raw_body(self, request: Request) -> bytes:
-        """The request's body, read no further than the cap."""
-        cap = self.settings.max_body_bytes
+        """The request's body, read no further than the cap and no longer than the body
+        timeout (a client trickling it must not hold a connection and a run slot)."""
+        cap, seconds = self.settings.max_body_bytes, self.settings.body_timeout_seconds
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > cap:
             raise ApiError(413, f"the body is larger than {cap} bytes (serve.max_body_bytes)")
         chunks: list[bytes] = []
         size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > cap:
-                raise ApiError(413, f"the body is larger than {cap} bytes (serve.max_body_bytes)")
-            chunks.append(chunk)
+        try:
+            async with asyncio.timeout(seconds):
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > cap:
+                        raise ApiError(
+                            413, f"the body is larger than {cap} bytes (serve.max_body_bytes)"
+                        )
+                    chunks.append(chunk)
+        except TimeoutError:
+            raise ApiError(
+                408, f"the body did not arrive within {seconds:g} s (serve.body_timeout_seconds)"
+            ) from None
         return b"".join(chunks)

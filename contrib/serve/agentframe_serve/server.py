@@ -10,15 +10,37 @@ from pathlib import Path
 
 import click
 import uvicorn
+from starlette.applications import Starlette
 
 from agentframe_core import AgentDefinition, Config, Stack
 
 from .app import build_app
+from .connections import guarded_protocol
 from .gate import is_loopback
 from .keys import Keys
 from .settings import ServeSettings
 
-__all__ = ["run_server"]
+__all__ = ["run_server", "uvicorn_config"]
+
+
+def uvicorn_config(
+    app: Starlette, settings: ServeSettings, *, host: str, port: int
+) -> uvicorn.Config:
+    """uvicorn's settings for `app`: the `serve:` block's timeouts and caps (see
+    `connections`), no access log, agentframe's logging."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=guarded_protocol(settings),
+        h11_max_incomplete_event_size=settings.max_header_bytes,
+        timeout_keep_alive=settings.keep_alive_seconds,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=max(1, round(settings.drain_seconds)),
+        lifespan="on",
+        log_config=None,  # agentframe's logging: its formatter redacts secrets
+    )
 
 
 def run_server(
@@ -40,16 +62,7 @@ def run_server(
     app = build_app(
         stack, agents, cwd, settings, keys, loopback=is_loopback(host), base_url=url, config=config
     )
-    server_config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=max(1, round(settings.drain_seconds)),
-        lifespan="on",
-        log_config=None,  # agentframe's logging: its formatter redacts secrets
-    )
+    server_config = uvicorn_config(app, settings, host=host, port=port)
     names = ", ".join(a.name for a in agents) or "none"
     click.echo(f"serving {len(agents)} agent(s) on http://{host}:{port} ({names})", err=True)
     uvicorn.Server(server_config).run()

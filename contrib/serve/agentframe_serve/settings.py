@@ -29,6 +29,28 @@ class ServeSettings(BaseModel):
     max_body_bytes: PositiveInt = Field(default=4 * 1024 * 1024, description="Request body cap.")
     max_messages: PositiveInt = Field(default=1_000, description="Messages per request.")
     max_concurrent_per_key: PositiveInt = Field(default=4, description="Runs at once per key.")
+    max_connections: PositiveInt = Field(
+        default=200,
+        description="Connections open at once; one more is answered 503 and closed.",
+    )
+    header_timeout_seconds: PositiveFloat = Field(
+        default=10.0,
+        description="How long a client may take to send a request's headers (from its first "
+        "byte; a new connection: from opening); a slower one is answered 408 and closed.",
+    )
+    body_timeout_seconds: PositiveFloat = Field(
+        default=60.0,
+        description="How long a client may take to send a request's body; then 408.",
+    )
+    keep_alive_seconds: PositiveInt = Field(
+        default=5, description="How long an idle connection is kept open between requests."
+    )
+    max_header_bytes: int = Field(
+        default=16 * 1024,
+        ge=1024,
+        le=1024 * 1024,
+        description="Cap on a request's line and headers together; a larger one is answered 400.",
+    )
     cors_origins: list[str] = Field(
         default_factory=list, description="Browser origins allowed to call (none: CORS off)."
     )

@@ -17,6 +17,7 @@ import pytest
 import uvicorn
 from agentframe_otel.testing import span_exporter  # noqa: F401 (a fixture)
 from agentframe_serve import Keys, ServeSettings, build_app
+from agentframe_serve.server import uvicorn_config
 
 from agentframe_core import PluginHost, build_stack, find_agents, load_config
 
@@ -83,9 +84,7 @@ async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
             base_url=url,
             config=config,
         )
-        server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on")
-        )
+        server = uvicorn.Server(uvicorn_config(app, settings, host="127.0.0.1", port=port))
         task = asyncio.create_task(server.serve())
         running.append((server, task))
         while not server.started:
@@ -115,9 +114,10 @@ def serve_process(tmp_path: Path) -> Iterator[Callable[..., Any]]:
         tools: list[str] | None = None,
         verbose: bool = False,
         store: dict[str, Any] | None = None,
+        serve: Any = None,
         **env: str,
     ) -> tuple[subprocess.Popen[str], str]:
-        root = write_project(tmp_path, replies, tools=tools, store=store)
+        root = write_project(tmp_path, replies, tools=tools, store=store, serve=serve)
         port = free_port()
         process = subprocess.Popen(
             agentframe(*(["-vv"] if verbose else []), "serve", "--port", str(port), *args),
