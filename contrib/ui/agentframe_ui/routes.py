@@ -9,8 +9,9 @@ from pathlib import Path
 
 from agentframe_serve import ServeSettings
 from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse
+from starlette.responses import FileResponse, PlainTextResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -44,7 +45,8 @@ HEADERS = {
 
 
 class _Secured:
-    """An ASGI app whose every answer carries `HEADERS`."""
+    """An ASGI app whose every answer carries `HEADERS`, its errors too (a missing file, a
+    wrong method: `StaticFiles` raises them for the router to answer, without them)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -55,7 +57,11 @@ class _Secured:
                 MutableHeaders(scope=message).update(HEADERS)
             await send(message)
 
-        await self.app(scope, receive, send_secured)
+        try:
+            await self.app(scope, receive, send_secured)
+        except HTTPException as err:
+            answer = PlainTextResponse(err.detail, err.status_code, headers=err.headers)
+            await answer(scope, receive, send_secured)
 
 
 async def _index(request: Request) -> FileResponse:

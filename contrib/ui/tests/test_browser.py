@@ -318,9 +318,11 @@ def test_phone_width_in_the_dark(browser: Any, url: str, screenshots: Path) -> N
 
 
 def test_pages_carry_a_strict_content_security_policy(url: str) -> None:
-    for path in ("/", "/ui/js/app.js", "/ui/app.css"):
+    answers = {"/": 200, "/ui/js/app.js": 200, "/ui/app.css": 200, "/ui/missing.html": 404}
+    answers["/ui/%2e%2e/%2e%2e/etc/passwd"] = 404  # out of the folder: refused, secured too
+    for path, status in answers.items():
         response = httpx.get(f"{url}{path}")
-        assert response.status_code == 200
+        assert response.status_code == status and "content-security-policy" in response.headers
         policy = response.headers["content-security-policy"]
         assert "default-src 'self'" in policy and "script-src 'self'" in policy
         assert "require-trusted-types-for 'script'" in policy
