@@ -47,7 +47,8 @@ def _row(client_id: str, info: SessionInfo) -> dict[str, Any]:
 
 async def list_sessions(service: Service, request: Request) -> JSONResponse:
     """The caller's sessions, newest first; `q` keeps those whose title or id holds it, or
-    (a store with full-text search) one of whose entries matches it; `offset`, `limit` page."""
+    (a store with full-text search) one of whose entries matches it; `offset`, `limit` page;
+    `total` counts what is listed (the matches when searching)."""
     owner = service.gate.admit(request)
     query = request.query_params.get("q", "").strip()
     if len(query) > MAX_QUERY_CHARS:
@@ -59,24 +60,21 @@ async def list_sessions(service: Service, request: Request) -> JSONResponse:
         for info in await service.stack.store.sessions()
         if (client_id := Conversations.client_id(owner, info.id)) is not None
     ]
-    total = len(owned)
-    rows = (
-        await _search(service, owned, query, offset + limit)
-        if query
-        else [_row(c, i) for c, i in owned[: offset + limit]]
-    )
-    return JSONResponse({"object": "list", "data": rows[offset:], "total": total})
+    if query:  # every match (bounded by SEARCHED_SESSIONS), to count them
+        matches = await _search(service, owned, query)
+        rows, total = matches[offset : offset + limit], len(matches)
+    else:
+        rows, total = [_row(c, i) for c, i in owned[offset : offset + limit]], len(owned)
+    return JSONResponse({"object": "list", "data": rows, "total": total})
 
 
 async def _search(
-    service: Service, owned: list[tuple[str, SessionInfo]], query: str, wanted: int
+    service: Service, owned: list[tuple[str, SessionInfo]], query: str
 ) -> list[dict[str, Any]]:
     store = service.stack.store
     folded = query.casefold()
     rows: list[dict[str, Any]] = []
     for n, (client_id, info) in enumerate(owned):
-        if len(rows) >= wanted:
-            break
         if folded in client_id.casefold() or folded in (info.title or "").casefold():
             rows.append(_row(client_id, info) | {"match": {"field": "title"}})
         elif n < SEARCHED_SESSIONS and isinstance(store, SearchableStore):

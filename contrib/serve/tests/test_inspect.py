@@ -45,6 +45,9 @@ async def test_sessions_are_searched_by_title_and_by_what_entries_say(serve: Any
     async with client(served.url, ALICE) as alice:
         found = (await alice.get("/v1/sessions", params={"q": "savannah"})).json()
         assert [row["id"] for row in found["data"]] == ["zebras"]  # not bob's
+        assert found["total"] == 1  # the matches, not all of alice's sessions
+        empty = (await alice.get("/v1/sessions", params={"q": "savannah", "offset": 1})).json()
+        assert empty["data"] == [] and empty["total"] == 1
         match = found["data"][0]["match"]
         assert match["field"] == "entry" and match["kind"] == "assistant"
         assert "African savannah" in match["snippet"]

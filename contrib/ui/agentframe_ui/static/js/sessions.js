@@ -32,7 +32,7 @@ export async function render(main, params) {
     offset += listed.data.length;
     rows.append(...listed.data.map(row));
     count.textContent = query
-      ? `${offset}${listed.data.length === PAGE ? "+" : ""} matching of ${listed.total} sessions`
+      ? `${listed.total} matching sessions`
       : `${listed.total} sessions`;
     more.hidden = listed.data.length < PAGE;
     more.disabled = false;
