@@ -56,10 +56,11 @@ _FLAG_VALUE = re.compile(
 #: (`sk-…`, `sk-proj-…`, `sk-ant-…`), GitHub (`ghp_…`, `gho_…`, `github_pat_…`), GitLab
 #: (`glpat-…`), AWS access key ids (`AKIA…`, `ASIA…`), Slack (`xoxb-…`, `xapp-…`), Stripe
 #: (`sk_live_…`, `rk_test_…`), Google API keys (`AIza…`), Hugging Face (`hf_…`), JWTs,
-#: and PEM private key blocks.
+#: and PEM private key blocks. An `sk-` token has 32 characters or more, a digit among them
+#: (`sk-learn-pipeline-tutorial-for-beginners` is a word).
 _TOKEN_SHAPES = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
-    r"sk-[A-Za-z0-9_-]{20,}"
+    r"sk-(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{32,}"
     r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|glpat-[A-Za-z0-9_-]{20,}"
     r"|(?:AKIA|ASIA)[0-9A-Z]{16}"

@@ -81,6 +81,7 @@ def test_bare_tokens_of_well_known_shapes_are_masked():
     pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----"
     assert redact_text(f"key:\n{pem}\nend") == "key:\n***\nend"
     ordinary = "task-key sk-short AKIA ghp_x eyJ.eyJ.x max_tokens: 100 the skeleton-key"
+    ordinary += " sk-learn-pipeline-tutorial-for-beginners"
     assert redact_text(ordinary) == ordinary
 
 
