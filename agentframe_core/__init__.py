@@ -28,8 +28,14 @@ if TYPE_CHECKING:
     from .assembly.diagnose import diagnose
     from .assembly.facade import run
     from .assembly.plugins import PluginHost, cache_dir, data_dir
-    from .assembly.trust import UntrustedFolderError, config_in_project, require_trust, trust_all
     from .assembly.stack import build_stack
+    from .assembly.trust import (
+        UntrustedFolderError,
+        config_in_project,
+        confirm,
+        require_trust,
+        trust_all,
+    )
     from .contract.commands import CommandError, CommandScan, SlashCommand, UnknownCommandError
     from .contract.configtypes import AdapterPart, Config, Limits, PartConfig, PartOf
     from .contract.definition import AgentDefinition, Backoff
@@ -254,6 +260,7 @@ _LAZY = {
     "data_dir": ".assembly.plugins",
     "UntrustedFolderError": ".assembly.trust",
     "config_in_project": ".assembly.trust",
+    "confirm": ".assembly.trust",
     "require_trust": ".assembly.trust",
     "trust_all": ".assembly.trust",
     "build_stack": ".assembly.stack",
@@ -407,6 +414,7 @@ __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
     "data_dir",
     "UntrustedFolderError",
     "config_in_project",
+    "confirm",
     "require_trust",
     "trust_all",
     "build_stack",

@@ -35,6 +35,7 @@ __all__ = [
     "TRUST_ALL_ENV",
     "UntrustedFolderError",
     "config_in_project",
+    "confirm",
     "inspect_only",
     "inspecting",
     "is_trusted",
@@ -177,11 +178,17 @@ def require_trust(folder: Path, runs: Sequence[str]) -> bool:
     if _inspecting:
         return False
     real = folder.resolve()
-    if real not in _declined and sys.stdin.isatty() and sys.stderr.isatty():
-        if _ask(real, runs):
+    if real not in _declined:
+        answer = confirm(
+            f"{real} is not a trusted folder. Trusting it lets its files run:",
+            runs,
+            "Trust this folder (recorded; `agentframe trust --revoke` forgets it)?",
+        )
+        if answer:
             trust_folder(real)
             return True
-        _declined.add(real)
+        if answer is not None:
+            _declined.add(real)
     shown = "; ".join(line[:_WIDTH] for line in runs[:2])
     more = f" and {len(runs) - 2} more" if len(runs) > 2 else ""
     raise UntrustedFolderError(
@@ -190,14 +197,17 @@ def require_trust(folder: Path, runs: Sequence[str]) -> bool:
     )
 
 
-def _ask(folder: Path, runs: Sequence[str]) -> bool:
+def confirm(title: str, lines: Sequence[str], question: str) -> bool | None:
+    """Ask the person at the terminal a yes/no question about what would run (`lines`, the
+    first 20 shown); None when there is no terminal to ask or a command only inspects."""
+    if _inspecting or not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
     out = sys.stderr
-    out.write(f"\n{folder} is not a trusted folder. Trusting it lets its files run:\n")
-    for line in runs[:_SHOWN]:
+    out.write(f"\n{title}\n")
+    for line in lines[:_SHOWN]:
         out.write(f"  - {line[:_WIDTH]}\n")
-    if len(runs) > _SHOWN:
-        out.write(f"  ... and {len(runs) - _SHOWN} more\n")
-    out.write("Trust this folder (recorded; `agentframe trust --revoke` forgets it)? [y/N] ")
+    if len(lines) > _SHOWN:
+        out.write(f"  ... and {len(lines) - _SHOWN} more\n")
+    out.write(f"{question} [y/N] ")
     out.flush()
-    answer = sys.stdin.readline()
-    return answer.strip().lower() in ("y", "yes")
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
