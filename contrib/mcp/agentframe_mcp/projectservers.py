@@ -7,7 +7,9 @@ Claude Code settings files (the user's `~/.claude/settings.json`, the project's
 - `enabledMcpjsonServers: [names]` approves those;
 - `disabledMcpjsonServers: [names]` refuses those, whatever else says.
 
-A server no file approves is left out, named, with the setting that approves it.
+A server no file decides is asked about at a terminal, and the answer recorded as Claude Code
+records it, in `.claude/settings.local.json`; elsewhere it is left out, named, with the
+setting that approves it.
 `$AGENTFRAME_TRUST_ALL=1` trusts the folder and approves every server (CI, containers).
 """
 
@@ -22,7 +24,9 @@ from typing import Any
 from agentframe_core import (
     FileReadError,
     PathEscapeError,
+    atomic_write,
     confined,
+    confirm,
     read_text_file,
     require_trust,
     trust_all,
@@ -49,6 +53,9 @@ class Approvals:
     def approves(self, name: str) -> bool:
         return name not in self.disabled and (self.all or name in self.enabled)
 
+    def decides(self, name: str) -> bool:
+        return self.all or name in self.enabled or name in self.disabled
+
 
 def approvals(project: Path, home: Path) -> Approvals:
     """The three keys, merged over the user's, the project's and its local settings files
@@ -61,7 +68,7 @@ def approvals(project: Path, home: Path) -> Approvals:
         (project / ".claude" / "settings.local.json", project),
     ]
     for path, folder in files:
-        data = _settings(path, folder)
+        data = _settings(path, folder) or {}
         every = data.get("enableAllProjectMcpServers")
         if isinstance(every, bool):
             found.all = every
@@ -70,15 +77,16 @@ def approvals(project: Path, home: Path) -> Approvals:
     return found
 
 
-def _settings(path: Path, folder: Path) -> dict[str, Any]:
+def _settings(path: Path, folder: Path) -> dict[str, Any] | None:
+    """The file's JSON object ({} when there is no file); None when it cannot be used."""
     if not path.exists() and not path.is_symlink():
         return {}
     try:
         data = json.loads(read_text_file(confined(path, [folder]), MAX_SETTINGS_BYTES))
     except (FileReadError, PathEscapeError, ValueError) as err:
         log.warning("%s: not read for MCP server approvals: %s", path, err)
-        return {}
-    return data if isinstance(data, dict) else {}
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _names(value: Any) -> set[str]:
@@ -101,6 +109,16 @@ def project_servers(
     if trust_all():
         return servers
     approved = approvals(folder, Path.home())
+    undecided = [name for name in servers if not approved.decides(name)]
+    if undecided:
+        answer = confirm(
+            f"{path} starts MCP servers no setting approves:",
+            [f"{name}: {_command(servers[name])}" for name in undecided],
+            "Start them (recorded in .claude/settings.local.json)?",
+        )
+        if answer is not None:
+            (approved.enabled if answer else approved.disabled).update(undecided)
+            record(folder, undecided, answer)
     left = sorted(name for name in servers if not approved.approves(name))
     if left:
         _note(
@@ -110,6 +128,21 @@ def project_servers(
             ".claude/settings.local.json)",
         )
     return {name: server for name, server in servers.items() if name not in left}
+
+
+def record(folder: Path, names: list[str], approved: bool) -> None:
+    """The person's answer, in `.claude/settings.local.json` (`enabledMcpjsonServers` or
+    `disabledMcpjsonServers`), as Claude Code keeps it; a file that cannot be read as a JSON
+    object is left as it is (logged), and the answer holds for this process only."""
+    path = folder / ".claude" / "settings.local.json"
+    data = _settings(path, folder)
+    if data is None:
+        log.warning("%s: the answer about MCP servers is not recorded", path)
+        return
+    key = "enabledMcpjsonServers" if approved else "disabledMcpjsonServers"
+    data[key] = sorted(_names(data.get(key)) | set(names))
+    path.parent.mkdir(exist_ok=True)
+    atomic_write(confined(path, [folder]), json.dumps(data, indent=2) + "\n")
 
 
 def _command(server: StdioServer | HttpServer) -> str:

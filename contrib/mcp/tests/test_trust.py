@@ -6,7 +6,12 @@ elsewhere leaves the working folder's `.mcp.json` alone unless it says `project:
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +104,48 @@ def test_a_config_from_elsewhere_reads_the_folders_mcp_json_only_when_asked(
     asked = run_cli(clone, "--config", str(mine), "run", "hi")
     assert asked.returncode != 0 and "not a trusted folder" in asked.stderr
     assert not (clone / "started").exists()
+
+
+def _answer_on_a_pty(cwd: Path, answer: bytes, *args: str) -> tuple[int, str]:
+    """`agentframe ARGS` with a pty as its terminal (as `run_cli` isolates it); `answer`
+    typed at the first `[y/N]`."""
+    env = {**os.environ, "XDG_DATA_HOME": str(cwd / "data"), "NO_COLOR": "1"}
+    env["AGENTFRAME_CACHE_DIR"] = str(cwd / "cache")
+    env.pop("AGENTFRAME_CONFIG", None)
+    main, sub = pty.openpty()
+    command = [sys.executable, "-m", "agentframe_core", *args]
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdin=sub, stdout=sub, stderr=sub)
+    os.close(sub)
+    seen, answered = b"", False
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([main], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if not answered and b"[y/N]" in seen:
+                os.write(main, answer)
+                answered = True
+        elif process.poll() is not None:
+            break
+    os.close(main)
+    return process.wait(timeout=30), seen.decode(errors="replace")
+
+
+def test_a_terminal_is_asked_to_approve_the_servers_and_the_answer_kept(clone: Path) -> None:
+    assert run_cli(clone, "trust").returncode == 0
+    code, screen = _answer_on_a_pty(clone, b"n\n", "run", "hi")
+    assert code == 0, screen
+    assert "mark: " in screen and "time: " in screen and not (clone / "started").exists()
+    local = clone / ".claude" / "settings.local.json"
+    assert json.loads(local.read_text()) == {"disabledMcpjsonServers": ["mark", "time"]}
+    local.unlink()
+    code, screen = _answer_on_a_pty(clone, b"y\n", "run", "hi")
+    assert code == 0, screen
+    assert json.loads(local.read_text()) == {"enabledMcpjsonServers": ["mark", "time"]}
+    assert (clone / "started").exists()  # approved: started for the run
