@@ -50,8 +50,8 @@ def _project(ctx: RunContext) -> ClaudeProject:
     config = ctx.stack.config
     folder, sources = project_sources(config.file if config is not None else None)
     project = load_project(folder, sources)
-    if project.error is None:
-        require_trust(folder, project.needs_trust)
+    if project.error is None and not require_trust(folder, project.needs_trust):
+        return ClaudeProject(folder, error=f"{folder} is not a trusted folder")  # inspecting
     return project
 
 
