@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agentframe_core import Config, Diagnosis
+from agentframe_core import Config, Diagnosis, UntrustedFolderError
 
 from .connection import McpConnection, State
 from .names import exposed_name
@@ -22,6 +22,8 @@ def check_servers(config: Config) -> list[Diagnosis] | None:
         toolsets = configured_toolsets(config.tools, config.file)
     except McpConfigError as err:
         return [Diagnosis("mcp config", False, str(err), "fix the file or field named above")]
+    except UntrustedFolderError as err:  # checked in a process that may run projects (serve)
+        return [Diagnosis("mcp project servers", True, f"not started: {err}")]
     return asyncio.run(_start_all(toolsets))
 
 
