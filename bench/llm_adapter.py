@@ -1,9 +1,10 @@
 """The LLM adapters against one running llama-server (SmolLM2-135M, the default model).
 
 1. Overhead: time per request of the `openai` adapter (and of `llamacpp`, which routes to it)
-   as a ratio to a bare httpx POST of the very same body, parsed the same way, interleaved on
-   one server. `max_tokens=1` and a cached prompt keep the server's share small, so the client
-   side shows. Goal: ratio <= 1.05.
+   and of the `anthropic` adapter (llama-server's `/v1/messages`) as a ratio to a bare httpx
+   POST of the very same body to the same endpoint, parsed the same way, interleaved on one
+   server. `max_tokens=1` and a cached prompt keep the server's share small, so the client side
+   shows. Goals: ratio <= 1.05 (openai), <= 1.1 (anthropic).
 2. Generation speed: tokens/s of a 128-token reply, by the client clock and by the server's.
 3. KV cache: a 20-turn conversation (each request carries the whole history plus a new user
    message); the share of prompt tokens the server served from its cache. Goal: >= 80%.
@@ -26,6 +27,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
+from agentframe_adapter_anthropic import AnthropicAdapter, AnthropicOptions
+from agentframe_adapter_anthropic.wire import parse_message
 from agentframe_adapter_openai import OpenAIAdapter, OpenAIOptions
 from agentframe_adapter_openai.wire import parse_completion
 from agentframe_llamacpp import LlamaCppAdapter, LlamaCppOptions, LlamaRuntime
@@ -45,15 +48,18 @@ async def timed(call: Callable[[], Awaitable[object]]) -> tuple[float, float]:
 
 
 def bare_post(
-    url: str, body: dict[str, object]
+    url: str, body: dict[str, object], path: str = "/chat/completions"
 ) -> tuple[Callable[[], Awaitable[object]], httpx.AsyncClient]:
-    """A POST of `body` with a plain httpx client, parsed into a Completion like the adapter."""
-    endpoint = f"{url}/chat/completions"
+    """A POST of `body` with a plain httpx client, parsed into a Completion like the adapter
+    (chat completions, or the Messages API for `path="/messages"`)."""
+    endpoint = f"{url}{path}"
     client = httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=10.0))
 
     async def post() -> object:
         response = await client.post(endpoint, json=body)
         response.raise_for_status()
+        if path == "/messages":
+            return parse_message(response.json(), endpoint)[0]
         return parse_completion(response.json(), endpoint)
 
     return post, client
@@ -71,6 +77,10 @@ async def overhead(url: str, llama: LlamaCppAdapter | None, pairs: int) -> None:
     }
     clients = []
     contenders["  bare, same body"], client = bare_post(url, adapter.body(request))
+    clients.append(client)
+    messages = AnthropicAdapter(AnthropicOptions(base_url=url, api_key_env=None))
+    contenders["anthropic adapter"] = lambda: messages.complete(request)
+    contenders["  bare, same body  "], client = bare_post(url, messages.body(request), "/messages")
     clients.append(client)
     if llama is not None:
         inner, routed = await llama._route(request)
@@ -102,6 +112,7 @@ async def overhead(url: str, llama: LlamaCppAdapter | None, pairs: int) -> None:
     for client in clients:
         await client.aclose()
     await adapter.aclose()
+    await messages.aclose()
 
 
 async def generation(url: str) -> None:
