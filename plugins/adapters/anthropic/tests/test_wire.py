@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from agentframe_adapter_anthropic import AnthropicAdapter, AnthropicOptions, ProtocolError
@@ -15,7 +16,15 @@ from agentframe_adapter_anthropic.wire import (
     parse_usage,
 )
 
-from agentframe_core import CompletionRequest, Message, ToolCall, ToolSpec
+from agentframe_core import (
+    CompletionRequest,
+    ConfigError,
+    Message,
+    PluginHost,
+    ToolCall,
+    ToolSpec,
+    load_config,
+)
 
 ADD = ToolSpec("add", "Add two numbers.", {"type": "object", "properties": {}})
 CALL = ToolCall("toolu_1", "add", {"a": 2, "b": 3})
@@ -177,3 +186,22 @@ def test_events_out_of_place_are_named() -> None:
     assembler.feed("content_block_stop", {"index": 0})
     with pytest.raises(ProtocolError, match="which had already stopped"):
         assembler.feed("content_block_delta", {"index": 0, "delta": {"type": "text_delta"}})
+
+
+def test_config_refuses_a_bad_cache_mode_and_an_unset_key_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Refused by `config check` with file, line and YAML path, not at the first call."""
+    monkeypatch.delenv("NOPE_KEY", raising=False)
+    path = tmp_path / "agentframe.yaml"
+    path.write_text("store: memory\nadapter:\n  use: anthropic\n  cache: 2h\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(PluginHost(), path)
+    assert str(caught.value.issues[0]).startswith(f"{path}:4: adapter.cache:")
+    path.write_text("store: memory\nadapter:\n  use: anthropic\n  api_key_env: NOPE_KEY\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(PluginHost(), path)
+    assert str(caught.value.issues[0]).startswith(f"{path}:4: adapter.api_key_env: NOPE_KEY")
+    monkeypatch.setenv("NOPE_KEY", "sk-ant-now-set")
+    built = load_config(PluginHost(), path).adapter.build()
+    assert isinstance(built, AnthropicAdapter) and built._headers["x-api-key"] == "sk-ant-now-set"
