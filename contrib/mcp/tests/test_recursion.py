@@ -30,13 +30,18 @@ def recursive_project(tmp_path: Path, tag: str, max_depth: int) -> Path:
     agents.mkdir(parents=True)
     (agents / "helper.md").write_text(AGENT)
     serve = ["-m", "agentframe_core", "mcp", "serve", "--max-depth", str(max_depth)]
-    server = {"command": sys.executable, "args": serve, "env": {"MCP_RECURSION_TAG": tag}}
+    # the SDK starts a server with a few variables of its caller's environment, not all: each
+    # level trusts the project as the test's own process does (AGENTFRAME_TRUST_ALL)
+    env = {"MCP_RECURSION_TAG": tag, "AGENTFRAME_TRUST_ALL": "1"}
+    server = {"command": sys.executable, "args": serve, "env": env}
     (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"self": server}}))
     delegate = {"tool_calls": [{"name": "mcp_self_helper", "arguments": {"task": "again"}}]}
     config = {
         "adapter": {"use": "scripted", "cycle": True, "replies": [delegate, "done"]},
         "store": {"use": "memory"},
-        "tools": [{"use": "mcp", "startup_timeout": 60, "call_timeout": 120}],
+        # each level starts an interpreter that imports the MCP SDK: on a loaded two-core machine
+        # a level can take a minute, and a level's call waits for the levels below it
+        "tools": [{"use": "mcp", "startup_timeout": 300, "call_timeout": 600}],
     }
     (tmp_path / "agentframe.yaml").write_text(yaml.safe_dump(config))
     return tmp_path
@@ -64,7 +69,7 @@ def test_an_agent_served_to_itself_stops_at_the_depth_bound(tmp_path: Path) -> N
     cwd = recursive_project(tmp_path, tag, max_depth=2)
     done: list[CompletedProcess[str]] = []
     runner = threading.Thread(
-        target=lambda: done.append(run_cli(cwd, "run", "go", "--json", timeout=170)),
+        target=lambda: done.append(run_cli(cwd, "run", "go", "--json", timeout=900)),
         daemon=True,
     )
     seen: set[int] = set()
