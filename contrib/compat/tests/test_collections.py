@@ -30,8 +30,7 @@ from agentframe_compat.plugins import (
     remove_plugin,
 )
 
-from agentframe_core import PluginHost, discover_skills, find_skill
-from agentframe_core.assembly.commands import find_commands
+from agentframe_core import PluginHost, discover_skills, find_commands, find_skill
 
 COLLECTIONS = [Path(p) for p in os.environ.get("AGENTFRAME_CC_COLLECTIONS", "").split(":") if p]
 #: Folders a collection keeps copies or scaffolding in, not plugins to install.
