@@ -425,7 +425,7 @@ async def _run(program: str, rules: list[str], cwd: Path, limits: CommandLimits,
             + (f"; without a rule it would read outside the project: {why}" if why else ""),
             where=where,
         )
-    from agentframe_claude_tools.shell import run_command
+    from agentframe_claude_tools import run_command
 
     root = project_dirs(cwd)[0]
     result = await run_command(program, root, limits.program_seconds, limits.program_chars)
