@@ -71,6 +71,7 @@ def test_list_json(cwd: Path, home: Path, write_agent: Any) -> None:
             {"name": "helper", "source": "user", "folder": str(theirs.parent), "path": str(theirs)}
         ],
         "replaces_builtin": False,
+        "warnings": [],
     }
     [error] = data["errors"]
     assert (error["type"], error["line"], error["field"]) == ("InvalidFieldError", 4, "promptMode")
