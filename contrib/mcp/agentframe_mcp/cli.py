@@ -9,13 +9,13 @@ from typing import Any
 
 import click
 
-from agentframe_core import Kind, ToolResult
+from agentframe_core import ToolResult
 from agentframe_core.cli import App, emit_json, handle_errors, pass_app, warn
 
 from .connection import McpConnection, ServerUnavailableError, State
+from .login import login, logout
 from .names import exposed_name
-from .options import McpConfigError
-from .parts import configured_toolsets
+from .parts import app_toolsets
 from .toolset import McpToolset
 
 MAX_ARGUMENTS = 1024 * 1024
@@ -26,22 +26,13 @@ def mcp() -> None:
     """MCP servers as tools (`use: mcp`), and agents served over MCP."""
 
 
-def _toolsets(app: App) -> list[McpToolset]:
-    try:
-        # Only the tool dispatchers: listing and calling need no model and no store.
-        return configured_toolsets(app.part_lists()[Kind.TOOLS], app.config_path())
-    except McpConfigError as err:
-        click.secho(f"error: {err}", fg="red", err=True)
-        sys.exit(2)
-
-
 @mcp.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
 @pass_app
 def list_servers(app: App, as_json: bool) -> None:
     """Start each configured server; show its status and tools. Exit 1 if one fails."""
     with handle_errors():
-        toolsets = _toolsets(app)
+        toolsets = app_toolsets(app)
         rows = asyncio.run(_list(toolsets))
     notes = [note for toolset in toolsets for note in toolset.notes]
     if as_json:
@@ -103,7 +94,7 @@ def call(app: App, server: str, tool: str, arguments: str, as_json: bool) -> Non
     if not isinstance(parsed, dict):
         raise click.BadParameter("must be a JSON object", param_hint="ARGUMENTS")
     with handle_errors():
-        toolsets = _toolsets(app)
+        toolsets = app_toolsets(app)
         toolset = next((t for t in toolsets if server in t.connections), None)
         if toolset is None:
             known = ", ".join(sorted(n for t in toolsets for n in t.connections)) or "none"
@@ -151,8 +142,6 @@ def _server_name(connection: McpConnection, tool: str) -> str | None:
         return tool
     return next((n for n in names if exposed_name(connection.name, n) == tool), None)
 
-
-from .login import login, logout  # noqa: E402  (they use this group's helpers)
 
 mcp.add_command(login)
 mcp.add_command(logout)

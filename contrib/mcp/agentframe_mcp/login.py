@@ -17,14 +17,13 @@ from agentframe_core.cli import App, handle_errors, pass_app
 from .auth import LoginFlow, OAuthSettings, TokenStore, token_path, union_scopes
 from .connection import McpConnection, ServerUnavailableError
 from .options import HttpServer
+from .parts import app_toolsets
 
 __all__ = ["log_in", "login", "logout"]
 
 
 def _connection(app: App, server: str) -> McpConnection:
-    from .cli import _toolsets
-
-    toolsets = _toolsets(app)
+    toolsets = app_toolsets(app)
     found = next((t.connections[server] for t in toolsets if server in t.connections), None)
     if found is None:
         known = ", ".join(sorted(n for t in toolsets for n in t.connections)) or "none"

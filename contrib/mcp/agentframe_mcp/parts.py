@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentframe_core import PartConfig
+import click
 
-from .options import McpOptions
+from agentframe_core import Kind, PartConfig
+
+from .options import McpConfigError, McpOptions
 from .toolset import McpToolset
 
-__all__ = ["configured_toolsets"]
+if TYPE_CHECKING:
+    from agentframe_core.cli import App
+
+__all__ = ["app_toolsets", "configured_toolsets"]
 
 
 def configured_toolsets(
@@ -27,3 +34,14 @@ def configured_toolsets(
         McpToolset(part.options, cwd, base, config_file=config_file, config_known=True)
         for part in parts
     ]
+
+
+def app_toolsets(app: App) -> list[McpToolset]:
+    """The toolsets of the config the `agentframe mcp` commands load: only the tool
+    dispatchers (listing, calling and logging in need no model and no store); a bad server
+    entry is said and exits 2, a usage error."""
+    try:
+        return configured_toolsets(app.part_lists()[Kind.TOOLS], app.config_path())
+    except McpConfigError as err:
+        click.secho(f"error: {err}", fg="red", err=True)
+        sys.exit(2)
