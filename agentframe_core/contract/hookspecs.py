@@ -109,6 +109,15 @@ def agentframe_doctor(config: Config) -> list[Diagnosis] | None:
     reachable server) for `agentframe doctor`; None when the stack does not use the plugin."""
 
 
+@hookspec
+def agentframe_plugin_mcp_servers() -> list[tuple[str, Path, list[Path], dict[str, Any]]] | None:
+    """The MCP servers the installed Claude Code plugins declare (agentframe-compat installs
+    and reads the plugins; agentframe-mcp starts the servers, so neither imports the other):
+    one `(plugin name, plugin folder, its .mcp.json files, the mcpServers of its plugin.json)`
+    per plugin, the files and entries unread and unchecked. A plugin that cannot be read is
+    logged and left out."""
+
+
 # -- runtime hooks: called by the loop, any plugin may implement them ----------------------------
 # An implementation may answer None, a string (the field each spec names), a `HookVerdict`, or
 # an awaitable of one (a hook running a subprocess awaits it): `runtimehooks.py`.

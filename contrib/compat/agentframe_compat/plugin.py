@@ -57,6 +57,14 @@ def agentframe_commands(cli: click.Group) -> None:
 
 
 @hookimpl
+def agentframe_plugin_mcp_servers() -> list[tuple[str, Path, list[Path], dict[str, Any]]]:
+    """Each installed plugin's MCP server files and inline `mcpServers`, for agentframe-mcp."""
+    from .plugins import plugin_mcp_servers
+
+    return plugin_mcp_servers()
+
+
+@hookimpl
 def agentframe_gate_tool_call(ctx: RunContext, name: str, arguments: dict[str, Any]) -> Any:
     runtime = _runtime(ctx)
     return runtime.agentframe_gate_tool_call(ctx, name, arguments) if runtime else None

@@ -224,6 +224,24 @@ def plugin_parts(plugin: InstalledPlugin) -> PluginParts:
 # -- adding and removing -----------------------------------------------------------------------
 
 
+def plugin_mcp_servers() -> list[tuple[str, Path, list[Path], dict[str, Any]]]:
+    """What each installed plugin declares of MCP servers (the `agentframe_plugin_mcp_servers`
+    hook): its name, folder, `.mcp.json` files and plugin.json `mcpServers`, unread and
+    unchecked (agentframe-mcp checks them). A plugin that cannot be read is logged and left
+    out: it never hides the others' servers."""
+    found = []
+    for plugin in installed_plugins():
+        try:
+            parts = plugin_parts(plugin)
+        except PluginError as err:
+            log.warning("Claude Code plugin %s: its MCP servers are left out: %s", plugin.name, err)
+            continue
+        inline = parts.inline.get("mcpServers")
+        servers = inline if isinstance(inline, dict) else {}
+        found.append((plugin.name, plugin.root, parts.mcp, servers))
+    return found
+
+
 def add_plugins(path: Path) -> tuple[list[InstalledPlugin], list[str]]:
     """Add the plugin at `path`, or every local plugin of the marketplace at `path`. Returns
     what was added and what was skipped (and why). A plugin whose name another folder holds

@@ -8,7 +8,8 @@ Servers come from the project's `.mcp.json` (the nearest from the working folder
 repository root; ours, writable by us alone; its folder trusted and each server approved by
 name, `projectservers.py`; read only when the config in force is the working folder's own
 unless `project: true`), then the file
-named by `config`, then `servers` inline; a later source replaces a server of the same name.
+named by `config`, then `servers` inline; a later source replaces a server of the same name
+(`servers.py` gathers them).
 `${VAR}` (and `${VAR:-default}`) in `env` and `headers` is taken from the environment.
 """
 
@@ -46,7 +47,8 @@ __all__ = [
     "McpOptions",
     "ServerConfig",
     "StdioServer",
-    "load_servers",
+    "check_owner",
+    "find_project_file",
     "mask",
     "parse_servers",
 ]
@@ -228,7 +230,7 @@ def find_project_file(cwd: Path) -> Path | None:
     return None
 
 
-def _check_owner(path: Path, info: os.stat_result) -> None:
+def check_owner(path: Path, info: os.stat_result) -> None:
     """A file whose commands we run must be ours and writable by us alone."""
     uid = os.geteuid()
     if info.st_uid != uid:
@@ -289,7 +291,7 @@ def read_file(path: Path) -> dict[str, StdioServer | HttpServer]:
         raise McpConfigError(f"{path}: cannot be read: {err.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise McpConfigError(f"{path}: not a regular file")
-    _check_owner(path, info)
+    check_owner(path, info)
     if info.st_size > MAX_FILE_BYTES:
         raise McpConfigError(f"{path}: {info.st_size} bytes; an mcp.json is at most 1 MiB")
     try:
@@ -309,38 +311,6 @@ def parse_servers(
 ) -> dict[str, StdioServer | HttpServer]:
     """Raw `{name: server}` entries read in `where`, relative paths meaning `base`."""
     return {name: with_base(_parse_server(name, raw, where), base) for name, raw in servers.items()}
-
-
-def load_servers(
-    options: McpOptions,
-    cwd: Path,
-    base: Path | None = None,
-    *,
-    project: bool | None = None,
-    notes: list[str] | None = None,
-) -> dict[str, StdioServer | HttpServer]:
-    """Every configured server that is allowed, by name (later sources win). `base`: the
-    folder of the config file holding the inline `servers` (None: the working folder's).
-    `project`: whether the project's .mcp.json is read when `options.project` leaves it
-    open (None: it is); what its folder's trust and approvals leave out is said in `notes`."""
-    found: dict[str, StdioServer | HttpServer] = {}
-    if options.claude_plugins:
-        from .claude_plugins import plugin_servers
-
-        found.update(plugin_servers())
-    wanted = options.project if options.project is not None else project
-    path = find_project_file(cwd) if wanted is not False else None
-    if path is not None:
-        from .projectservers import project_servers
-
-        found.update(project_servers(path, notes))
-    if options.config is not None:
-        found.update(read_file(options.config.expanduser()))
-    inline = base or cwd
-    found.update(
-        {n: with_base(_parse_server(n, r, "servers"), inline) for n, r in options.servers.items()}
-    )
-    return {name: server for name, server in found.items() if options.server_allowed(name)}
 
 
 def expand(values: dict[str, str], where: str) -> dict[str, str]:

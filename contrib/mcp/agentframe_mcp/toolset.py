@@ -27,9 +27,10 @@ from agentframe_core import (
 
 from .connection import McpConnection, ServerUnavailableError, State
 from .names import exposed_name, unique_names
-from .options import HttpServer, McpOptions, StdioServer, load_servers, mask
+from .options import HttpServer, McpOptions, StdioServer, mask
 from .peer import Peer
 from .resources import META_TOOLS, call_meta_tool, meta_tools
+from .servers import load_servers
 
 __all__ = ["McpToolset"]
 

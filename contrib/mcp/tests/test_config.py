@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from agentframe_mcp import McpConfigError, McpOptions, McpToolset
 from agentframe_mcp.names import exposed_name
-from agentframe_mcp.options import HttpServer, StdioServer, load_servers
+from agentframe_mcp.options import HttpServer, StdioServer
+from agentframe_mcp.servers import load_servers
 
 from agentframe_core import RunContext, ToolCall
 
