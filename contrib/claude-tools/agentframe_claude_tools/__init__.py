@@ -4,11 +4,12 @@ folder: `tools: [{use: claude-tools}]`."""
 
 from .dispatcher import ClaudeTools
 from .options import TOOL_NAMES, ClaudeToolsOptions
-from .sandbox import SandboxOptions, SandboxUnavailableError, find_bwrap, sandbox_argv
+from .sandbox import UNSANDBOXED, SandboxOptions, SandboxUnavailableError, find_bwrap, sandbox_argv
 from .shell import run_command
 
 __all__ = [
     "TOOL_NAMES",
+    "UNSANDBOXED",
     "ClaudeTools",
     "ClaudeToolsOptions",
     "SandboxOptions",

@@ -14,6 +14,8 @@ in the project folder, only when `allowed-tools` permits that command (`Bash`, o
 `Bash(git status:*)` for `git status ...`), and is replaced by its output; each `@path` naming
 a file inside the project is attached after the prompt. A project's command runs its programs
 only in a trusted folder (`agentframe_core.require_trust`); the user's and plugins' need not.
+When the config's `use: claude-tools` sandboxes `Bash`, the programs run in that sandbox
+(`sandboxing.py`), and fail, named, when it cannot be made.
 The read-only git programs Claude Code runs without a rule stay inside the project: with
 `--no-index`, a path leading outside it, or a shell expansion (`$HOME`, `{a,b}`) they are
 refused, as an `@path` outside it is.
@@ -30,10 +32,10 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentframe_core import (
     AgentDefinitionError,
@@ -51,7 +53,10 @@ from agentframe_core import (
 from .lenient import read_lenient
 from .loaders import MODEL_ALIASES_ENV, CompatOptions, map_model, split_outside_parentheses
 
-__all__ = ["ClaudeCommands", "CommandLimits", "expand_body"]
+if TYPE_CHECKING:
+    from agentframe_claude_tools import SandboxOptions
+
+__all__ = ["ClaudeCommands", "CommandLimits", "SandboxLookup", "expand_body"]
 
 PROJECT_FOLDER = ".claude/commands"
 
@@ -68,6 +73,13 @@ _READ_ONLY = re.compile(r"^git (status|diff|log|show|branch --show-current)(\s|$
 _WRITES = re.compile(r"--(output|ext-diff|exec|textconv)")
 #: Shell expansions a rule-free program may not hold: what they name is not known beforehand.
 _EXPANSIONS = re.compile(r"[$\\{]")
+
+#: The sandbox a command's programs run in, asked only when one runs (it loads the config).
+SandboxLookup = Callable[[], "SandboxOptions | None"]
+
+
+def _unsandboxed() -> SandboxOptions | None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +118,14 @@ class ClaudeCommands:
         self.options = options or CompatOptions()
         self.limits = limits or CommandLimits()
 
-    def scan(self, cwd: Path, plugins: Sequence[tuple[str, Path, list[Path]]] = ()) -> CommandScan:
+    def scan(
+        self,
+        cwd: Path,
+        plugins: Sequence[tuple[str, Path, list[Path]]] = (),
+        sandbox: SandboxLookup = _unsandboxed,
+    ) -> CommandScan:
         """Every command visible from `cwd`: the project's, the user's, then each plugin's
-        (`(name, root, command folders or files)`)."""
+        (`(name, root, command folders or files)`); their programs run in `sandbox()`."""
         sources = [_Source(d / PROJECT_FOLDER, "project") for d in project_dirs(cwd)]
         sources.append(_Source(Path.home() / PROJECT_FOLDER, "user"))
         for name, root, paths in plugins:
@@ -122,7 +139,7 @@ class ClaudeCommands:
             seen.add(real)
             for path in self._files(source, scan.errors):
                 try:
-                    scan.commands.append(self.load(path, source, cwd))
+                    scan.commands.append(self.load(path, source, cwd, sandbox))
                 except (AgentDefinitionError, CommandError) as err:
                     scan.errors.append(str(err))
         return scan
@@ -164,7 +181,9 @@ class ClaudeCommands:
             return True
         return False
 
-    def load(self, path: Path, source: _Source, cwd: Path) -> SlashCommand:
+    def load(
+        self, path: Path, source: _Source, cwd: Path, sandbox: SandboxLookup = _unsandboxed
+    ) -> SlashCommand:
         """One file to a command; errors name the file and line."""
         fm, warnings = read_lenient(path, required=False)
         data = fm.data
@@ -203,7 +222,7 @@ class ClaudeCommands:
             body = body.replace("${CLAUDE_PLUGIN_ROOT}", str(source.plugin_root))
         # A project's programs need its folder trusted: the one holding `.claude/commands`.
         owner = source.folder.parent.parent if source.level == "project" else None
-        expansion = _Expansion(path, fm.body_line, body, rules, cwd, self.limits, owner)
+        expansion = _Expansion(path, fm.body_line, body, rules, cwd, self.limits, owner, sandbox)
         return SlashCommand(
             name=name,
             expand=expansion.expand,
@@ -262,11 +281,14 @@ class _Expansion:
     cwd: Path
     limits: CommandLimits
     owner: Path | None = None
+    sandbox: SandboxLookup = _unsandboxed
 
     async def expand(self, arguments: str) -> str:
+        sandbox = self.sandbox() if _BASH.search(self.body) else None
         return await expand_body(
             self.body, arguments, path=self.path, first_line=self.first_line,
             rules=self.rules, cwd=self.cwd, limits=self.limits, owner=self.owner,
+            sandbox=sandbox,
         )  # fmt: skip
 
 
@@ -280,9 +302,11 @@ async def expand_body(
     cwd: Path,
     limits: CommandLimits,
     owner: Path | None = None,
+    sandbox: SandboxOptions | None = None,
 ) -> str:
     """The prompt of one invocation (see the module docstring for the order and bounds).
-    `owner`: the project folder whose command this is; its programs need it trusted."""
+    `owner`: the project folder whose command this is; its programs need it trusted.
+    `sandbox`: where its programs run (None: unsandboxed)."""
     shown = [
         f"!`{m.group(1)}` ({path}:{first_line + body.count(chr(10), 0, m.start())})"
         for m in _BASH.finditer(body)
@@ -301,7 +325,8 @@ async def expand_body(
                 f"more than {limits.programs} !`...` programs", where=f"{path}:{line}"
             )
         program = _substitute(match.group(1), arguments, words, budget, line)
-        parts.append(budget.add(await _run(program, rules, cwd, limits, f"{path}:{line}"), line))
+        ran = await _run(program, rules, cwd, limits, f"{path}:{line}", sandbox)
+        parts.append(budget.add(ran, line))
         position = match.end()
     tail_line = first_line + body.count("\n", 0, position)
     parts.append(_substitute(body[position:], arguments, words, budget, tail_line))
@@ -414,7 +439,14 @@ def rule_free_refusal(program: str, project: Path) -> str | None:
     return None
 
 
-async def _run(program: str, rules: list[str], cwd: Path, limits: CommandLimits, where: str) -> str:
+async def _run(
+    program: str,
+    rules: list[str],
+    cwd: Path,
+    limits: CommandLimits,
+    where: str,
+    sandbox: SandboxOptions | None,
+) -> str:
     project = project_dirs(cwd)[-1]
     if not permitted(program, rules, project):
         allowed = ", ".join(rules) or "none"
@@ -425,10 +457,14 @@ async def _run(program: str, rules: list[str], cwd: Path, limits: CommandLimits,
             + (f"; without a rule it would read outside the project: {why}" if why else ""),
             where=where,
         )
-    from agentframe_claude_tools import run_command
+    from agentframe_claude_tools import UNSANDBOXED, SandboxUnavailableError, run_command
 
     root = project_dirs(cwd)[0]
-    result = await run_command(program, root, limits.program_seconds, limits.program_chars)
+    seconds, chars = limits.program_seconds, limits.program_chars
+    try:
+        result = await run_command(program, root, seconds, chars, sandbox or UNSANDBOXED)
+    except SandboxUnavailableError as err:
+        raise CommandError(f"!`{program}` was not run: {err}", where=where) from None
     return result.content.rstrip("\n")
 
 

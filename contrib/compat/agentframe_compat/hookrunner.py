@@ -6,6 +6,11 @@ plugin's hook) in its environment. It has its timeout to exit and close its outp
 or once stdout or stderr passes `MAX_OUTPUT_BYTES`, the whole group is killed and the hook
 is reported failed, named. The group is killed when the hook ends too, so a child it left
 behind does not outlive it.
+
+With a sandbox (`sandboxing.stack_sandbox`) the command runs in bubblewrap, with the project
+folder writable and the rest read-only, the same sandbox as `Bash`; bubblewrap leads the
+group, and its death takes the whole sandbox with it (a pid namespace of its own). When the
+sandbox cannot be made the hook fails, naming why, and does not run: never unsandboxed.
 """
 
 from __future__ import annotations
@@ -18,9 +23,12 @@ import shutil
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .hooks import Hook
+
+if TYPE_CHECKING:
+    from agentframe_claude_tools import SandboxOptions
 
 __all__ = ["MAX_OUTPUT_BYTES", "Ran", "run_hook"]
 
@@ -45,17 +53,25 @@ class _Flood(Exception):
     pass
 
 
-async def run_hook(hook: Hook, payload: dict[str, Any], project: Path) -> Ran:
-    """Run `hook` with `payload` on stdin; never raises but for cancellation."""
+async def run_hook(
+    hook: Hook, payload: dict[str, Any], project: Path, sandbox: SandboxOptions | None = None
+) -> Ran:
+    """Run `hook` with `payload` on stdin, in `sandbox` when given; never raises but for
+    cancellation."""
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project)}
     if hook.source.plugin_root is not None:  # the shell expands `${CLAUDE_PLUGIN_ROOT}`
         env["CLAUDE_PLUGIN_ROOT"] = str(hook.source.plugin_root)
-    shell = shutil.which("bash") or "/bin/sh"
+    argv = [shutil.which("bash") or "/bin/sh", "-c", hook.command]
+    if sandbox is not None:
+        from agentframe_claude_tools import SandboxUnavailableError, sandbox_argv
+
+        try:  # the first time, a probe: off the event loop
+            argv = await asyncio.to_thread(sandbox_argv, argv, project, sandbox)
+        except SandboxUnavailableError as err:
+            return Ran(None, "", "", f"not run: {err}")
     try:
         process = await asyncio.create_subprocess_exec(
-            shell,
-            "-c",
-            hook.command,
+            *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

@@ -9,13 +9,14 @@ plugin hooks file or an agent file's rule to apply (`settings.anything_to_read`)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import click
 
-from agentframe_core import CommandScan, Register, RunContext, ToolResult, hookimpl
+from agentframe_core import CommandScan, PartConfig, Register, RunContext, ToolResult, hookimpl
 
 from .settings import anything_to_read
 
@@ -39,13 +40,19 @@ def agentframe_agent_loaders(register: Register) -> None:
 
 
 @hookimpl
-def agentframe_slash_commands(cwd: Path) -> CommandScan:
+def agentframe_slash_commands(
+    cwd: Path, tool_parts: Callable[[], tuple[list[PartConfig], Path | None]]
+) -> CommandScan:
+    """The commands' programs run in the sandbox of the config's `Bash`, if it has one."""
     from .commands import ClaudeCommands, plugin_sources
     from .loaders import CompatOptions
+    from .sandboxing import stack_sandbox
 
     scan = CommandScan()
     sources = plugin_sources(scan.errors)
-    found = ClaudeCommands(CompatOptions()).scan(cwd, sources)
+    found = ClaudeCommands(CompatOptions()).scan(
+        cwd, sources, lambda: stack_sandbox(tool_parts()[0])
+    )
     return CommandScan(found.commands, [*scan.errors, *found.errors])
 
 

@@ -29,6 +29,7 @@ from .names import claude_names
 from .outcome import HookAnswer, read_answer
 from .permissions import Rules
 from .project import ClaudeProject, load_project, project_sources
+from .sandboxing import stack_sandbox
 from .transcript import write_transcript
 
 __all__ = [
@@ -58,7 +59,8 @@ def _project(ctx: RunContext) -> ClaudeProject:
 async def _fire(
     project: ClaudeProject, hooks: list[Hook], ctx: RunContext, event: str, fields: dict[str, Any]
 ) -> list[HookAnswer]:
-    """Run the event's hooks at once (as Claude Code does), in file order of answers."""
+    """Run the event's hooks at once (as Claude Code does), in file order of answers, in
+    the sandbox of the stack's `Bash` if it has one (`sandboxing.py`)."""
     if not hooks:
         return []
     payload = {
@@ -69,7 +71,11 @@ async def _fire(
         "hook_event_name": event,
         **fields,
     }
-    ran = await asyncio.gather(*(run_hook(hook, payload, project.folder) for hook in hooks))
+    config = ctx.stack.config
+    sandbox = stack_sandbox(config.tools) if config is not None else None
+    ran = await asyncio.gather(
+        *(run_hook(hook, payload, project.folder, sandbox) for hook in hooks)
+    )
     return [read_answer(hook, outcome) for hook, outcome in zip(hooks, ran, strict=True)]
 
 
