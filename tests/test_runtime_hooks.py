@@ -60,8 +60,8 @@ async def test_prepare_drops_resolved_notifications(make_stack):
 
 def test_doctor_checks_of_plugins_are_isolated(tmp_path):
     from agentframe_core.assembly.config import load_config
+    from agentframe_core.assembly.diagnose import _plugin_checks
     from agentframe_core.cli.app import App
-    from agentframe_core.cli.doctor import _plugin_checks
     from agentframe_core.contract.diagnosis import Diagnosis
 
     def good(config):
@@ -74,7 +74,7 @@ def test_doctor_checks_of_plugins_are_isolated(tmp_path):
     app.host.add("good", plugin(agentframe_doctor=good))
     app.host.add("bad", plugin(agentframe_doctor=bad))
     (tmp_path / "c.yaml").write_text("adapter: scripted\nstore: memory\n")
-    checks = _plugin_checks(app, load_config(app.host, tmp_path / "c.yaml"))
+    checks = _plugin_checks(app.host, load_config(app.host, tmp_path / "c.yaml"))
     assert Diagnosis("thing", True, "adapter is scripted") in checks
     [failed] = [c for c in checks if not c.ok]
     assert failed.name == "plugin bad" and "RuntimeError: probe crashed" in failed.detail
