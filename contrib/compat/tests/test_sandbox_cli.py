@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -142,3 +143,41 @@ def test_a_sandbox_that_cannot_be_made_runs_neither_and_names_why(
     for name in ("hook", "bang"):
         assert not (project / f"{name}-inside.txt").exists(), name
         assert not (outside / f"{name}-outside.txt").exists(), name
+
+
+def _running(marker: str) -> list[int]:
+    """Host pids whose program name (argv[0], which `exec -a` sets) is `marker`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().split(b"\0")[0] == marker.encode():
+                    found.append(int(entry.name))
+            except OSError:  # gone meanwhile
+                continue
+    return found
+
+
+def test_a_sandboxed_hook_past_its_timeout_is_killed_with_its_whole_tree(
+    bwrap: None, tmp_path: Path, outside: Path
+) -> None:
+    """A hook leaving a SIGTERM-proof sleeper in the background, then sleeping: at its
+    timeout the run goes on, the hook named, and nothing of it is left on the host."""
+    marker = f"agentframe-hook-{os.getpid()}-{time.time_ns()}"
+    project = _project(tmp_path / "project", "on", outside)
+    command = (
+        f"bash -c 'trap \"\" TERM; exec -a {marker} sleep 300' & "
+        f'touch "$CLAUDE_PROJECT_DIR/started"; exec -a {marker} sleep 300'
+    )
+    hooks = {
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": command, "timeout": 3}]}]
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    ran = run_cli(project, "run", "hello")
+    assert ran.returncode == 0, ran.stderr
+    assert "UserPromptSubmit hook" in ran.stderr and "timed out after 3 s; killed" in ran.stderr
+    assert (project / "started").exists()
+    deadline = time.monotonic() + 20
+    while _running(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _running(marker) == []
