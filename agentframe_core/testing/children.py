@@ -62,7 +62,7 @@ class Child:
 
     def _keep_stderr(self, stderr: IO[str]) -> None:
         kept = 0
-        for chunk in iter(lambda: stderr.read(512), ""):
+        for chunk in iter(lambda: stderr.readline(512), ""):  # a line at once, not 512 chars
             self._stderr.append(chunk)
             kept += len(chunk)
             while kept - len(self._stderr[0]) >= STDERR_TAIL:
