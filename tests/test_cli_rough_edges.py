@@ -45,10 +45,6 @@ def linked(cwd: Path) -> Path:
     return cwd
 
 
-def agentframe(cwd: Path, *args: str, **kwargs: str) -> subprocess.CompletedProcess[str]:
-    return run_cli(linked(cwd), *args, timeout=120, **kwargs)
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     (tmp_path / "agentframe.yaml").write_text(ADD)
@@ -59,26 +55,26 @@ def test_root_options_work_after_the_subcommand_too(project: Path) -> None:
     elsewhere = project / "elsewhere"
     elsewhere.mkdir()
     config = str(project / "agentframe.yaml")
-    ran = agentframe(elsewhere, "run", "2+3?", "-c", config, "-v")
+    ran = run_cli(linked(elsewhere), "run", "2+3?", "-c", config, "-v")
     assert ran.returncode == 0, ran.stderr
     assert "INFO agentframe.chat: config:" in ran.stderr  # -v after the subcommand
-    shown = agentframe(project, "config", "show", "--json", "-p", "short")
+    shown = run_cli(linked(project), "config", "show", "--json", "-p", "short")
     assert json.loads(shown.stdout)["config"]["limits"] == {"max_turns": 1}
-    listed = agentframe(elsewhere, "sessions", "list", "--json", "--config", config)
+    listed = run_cli(linked(elsewhere), "sessions", "list", "--json", "--config", config)
     assert len(json.loads(listed.stdout)) == 1, listed.stderr
     # a plugin's command gets them too, and after the subcommand they win over the root's
-    plugin = agentframe(elsewhere, "-c", "missing.yaml", "skills", "list", "-c", config)
+    plugin = run_cli(linked(elsewhere), "-c", "missing.yaml", "skills", "list", "-c", config)
     assert plugin.returncode == 0, plugin.stderr
 
 
 def test_sessions_by_prefix_and_last_without_empty_headers(project: Path) -> None:
     for session in ("aaa111", "aab222"):
-        done = agentframe(project, "run", "--new", "-s", session, f"2+3 for {session}?")
+        done = run_cli(linked(project), "run", "--new", "-s", session, f"2+3 for {session}?")
         assert done.returncode == 0, done.stderr
-    ambiguous = agentframe(project, "sessions", "show", "aa")
+    ambiguous = run_cli(linked(project), "sessions", "show", "aa")
     assert ambiguous.returncode == 1
     assert "'aa' is the start of 2 sessions: aab222, aaa111" in ambiguous.stderr
-    shown = agentframe(project, "sessions", "show", "aaa")
+    shown = run_cli(linked(project), "sessions", "show", "aaa")
     assert shown.returncode == 0 and "2+3 for aaa111?" in shown.stdout
     lines = shown.stdout.splitlines()
     headers = [line.split("] ", 1)[1] for line in lines if line.startswith("[")]
@@ -86,14 +82,14 @@ def test_sessions_by_prefix_and_last_without_empty_headers(project: Path) -> Non
     assert lines[lines.index(next(x for x in lines if x.endswith("] assistant"))) + 1] == (
         "The sum is 5."
     )
-    last = agentframe(project, "sessions", "show", "--last")
+    last = run_cli(linked(project), "sessions", "show", "--last")
     assert "2+3 for aab222?" in last.stdout and "session aab222" in last.stderr
-    again = agentframe(project, "run", "--last", "once more")
+    again = run_cli(linked(project), "run", "--last", "once more")
     assert again.returncode == 0 and "session: aab222" in again.stderr
-    chat = agentframe(project, "chat", "--last", input="/exit\n")
+    chat = run_cli(linked(project), "chat", "--last", input="/exit\n")
     assert chat.returncode == 0 and "session aab222" in chat.stdout, chat.stderr
     out = project / "export.jsonl"
-    exported = agentframe(project, "sessions", "export", "-o", str(out))
+    exported = run_cli(linked(project), "sessions", "export", "-o", str(out))
     assert exported.returncode == 0, exported.stderr
     entries = len(out.read_text().splitlines())
     size = out.stat().st_size
@@ -130,7 +126,7 @@ def test_import_finds_a_module_beside_the_config(tmp_path: Path) -> None:
     )
     cwd = tmp_path / "elsewhere"
     cwd.mkdir()
-    done = agentframe(cwd, "-c", str(folder / "agentframe.yaml"), "run", "--json", "go")
+    done = run_cli(linked(cwd), "-c", str(folder / "agentframe.yaml"), "run", "--json", "go")
     assert done.returncode == 0, done.stderr
     results = {c["name"]: c["result"] for c in json.loads(done.stdout)["tool_calls"]}
     assert results == {"double": "42", "probe": "not on the path"}
@@ -138,7 +134,7 @@ def test_import_finds_a_module_beside_the_config(tmp_path: Path) -> None:
     (folder / "agentframe.yaml").write_text(
         "adapter: scripted\nstore: memory\ntools:\n  - use: functions\n    import: ['json:dumps']\n"
     )
-    shadow = agentframe(cwd, "-c", str(folder / "agentframe.yaml"), "config", "check")
+    shadow = run_cli(linked(cwd), "-c", str(folder / "agentframe.yaml"), "config", "check")
     assert shadow.returncode == 2
     assert f"{folder / 'json.py'} has the name of the module 'json'" in shadow.stderr
 
@@ -183,7 +179,7 @@ tools:
 def test_a_reply_cut_at_the_token_limit_says_so(tmp_path: Path) -> None:
     config = tmp_path / "agentframe.yaml"
     config.write_text(CUT.replace("REPLY", '\'{"tool": "add", "args": {"a": 2, "b": 3}}\''))
-    done = agentframe(tmp_path, "run", "2+3?")
+    done = run_cli(linked(tmp_path), "run", "2+3?")
     assert done.returncode == 1
     assert done.stdout.strip() == ""  # the broken JSON is not the answer
     assert (
@@ -191,12 +187,12 @@ def test_a_reply_cut_at_the_token_limit_says_so(tmp_path: Path) -> None:
         f"raise `adapter.max_tokens` in {config})" in done.stderr
     )
     assert "stopped: truncated after 3 model call(s)" in done.stderr
-    report = json.loads(agentframe(tmp_path, "run", "--json", "2+3?").stdout)
+    report = json.loads(run_cli(linked(tmp_path), "run", "--json", "2+3?").stdout)
     assert report["outcome"] == "truncated" and report["reply"] == ""
     assert report["truncated"] == {"tokens": 6, "limit": 6, "setting": "adapter.max_tokens"}
     # a plain answer cut short is still shown, and said to be cut
     config.write_text(CUT.replace("REPLY", "The sum of two and three is five."))
-    answered = agentframe(tmp_path, "run", "--json", "2+3?")
+    answered = run_cli(linked(tmp_path), "run", "--json", "2+3?")
     report = json.loads(answered.stdout)
     assert report["outcome"] == "completed" and report["reply"] == "The sum of two and three"
     assert report["truncated"]["tokens"] == 6
@@ -208,12 +204,12 @@ def test_a_budget_that_cannot_be_met_is_a_warning(tmp_path: Path) -> None:
         "context: {use: shaper, budget_tokens: 60}\n"
         "tools:\n  - use: functions\n    import: ['agentframe_core.examples:add']\n"
     )
-    checked = agentframe(tmp_path, "config", "check", "--json")
+    checked = run_cli(linked(tmp_path), "config", "check", "--json")
     assert checked.returncode == 0, checked.stderr
     (warning,) = json.loads(checked.stdout)["warnings"]
     assert warning["budget_tokens"] == 60 and warning["prompt_tokens"] > 60
     assert "over the budget of the context builder 'shaper' (60 tokens)" in warning["message"]
-    ran = agentframe(tmp_path, "run", "--json", "hi")
+    ran = run_cli(linked(tmp_path), "run", "--json", "hi")
     over = json.loads(ran.stdout)["over_budget"]
     assert over["budget_tokens"] == 60 and over["prompt_tokens"] > 60
     assert f"the prompt took {over['prompt_tokens']} tokens, over the budget" in ran.stderr
@@ -221,5 +217,5 @@ def test_a_budget_that_cannot_be_met_is_a_warning(tmp_path: Path) -> None:
         "adapter: {use: scripted, replies: [fine]}\nstore: memory\n"
         "context: {use: shaper, budget_tokens: 4000}\n"
     )
-    roomy = agentframe(tmp_path, "run", "--json", "hi")
+    roomy = run_cli(linked(tmp_path), "run", "--json", "hi")
     assert json.loads(roomy.stdout)["over_budget"] is None

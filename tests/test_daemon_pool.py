@@ -13,6 +13,7 @@ from stacks import call
 
 from agentframe_core import tool
 from agentframe_core.engine.session import Session
+from agentframe_core.testing import eventually_async
 
 
 async def test_sync_tool_calls_reuse_their_thread(make_stack) -> None:
@@ -96,13 +97,11 @@ async def test_idle_threads_beyond_the_bound_exit() -> None:
     release = threading.Event()
     calls = [in_daemon_thread(release.wait, {"timeout": 10}, pool) for _ in range(6)]
     waiting = asyncio.gather(*calls)
-    await asyncio.sleep(0.1)
+    await eventually_async(lambda: pool.started >= 6, what="six threads to start")
     assert pool.started == 6  # all busy at once: one thread each
     release.set()
     assert await waiting == [True] * 6
-    deadline = time.monotonic() + 5
-    while _alive("bounded-pool") > 2 and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
+    await eventually_async(lambda: _alive("bounded-pool") <= 2, what="idle threads to exit")
     assert _alive("bounded-pool") == 2
 
 

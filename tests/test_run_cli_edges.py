@@ -8,9 +8,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from agentframe_core.testing import eventually
 from agentframe_core.testing.cli import run_cli
 
 
@@ -56,10 +56,11 @@ def test_ctrl_c_with_json_prints_json_and_exits_130(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not any('"op": "claim"' in p.read_text() for p in (tmp_path / "s").glob("*.jsonl")):
-            assert time.monotonic() < deadline, "the turn never started"
-            time.sleep(0.05)
+        eventually(
+            lambda: any('"op": "claim"' in p.read_text() for p in (tmp_path / "s").glob("*.jsonl")),
+            60,
+            what="the turn to start",
+        )
         run.send_signal(signal.SIGINT)
         out, err = run.communicate(timeout=20)
     finally:

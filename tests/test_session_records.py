@@ -24,12 +24,6 @@ def test_keep_last_counts_conversations_and_drops_records_older_than_those_kept(
     assert sessions_to_prune(newest_first, keep_last=0) == sorted(s for s, _ in newest_first)
 
 
-def agentframe(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    done = run_cli(cwd, *args, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done
-
-
 def ids(done: subprocess.CompletedProcess[str]) -> list[str]:
     return [row["id"] for row in json.loads(done.stdout)]
 
@@ -43,7 +37,7 @@ def project(tmp_path: Path) -> Path:
         "store: {use: sqlite, path: sessions.db}\n"
     )
     for session in ("older", "newer"):
-        agentframe(tmp_path, "run", "--new", "-s", session, f"hello from {session}")
+        run_cli(tmp_path, "run", "--new", "-s", session, f"hello from {session}", check=True)
 
     async def write_record() -> None:
         store = load_config(PluginHost(), config).store.build()
@@ -58,14 +52,15 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_list_last_and_prune_leave_records_alone(project: Path) -> None:
-    assert ids(agentframe(project, "sessions", "list", "--json")) == ["newer", "older"]
-    listed = agentframe(project, "sessions", "list", "--all", "--json")
+    assert ids(run_cli(project, "sessions", "list", "--json", check=True)) == ["newer", "older"]
+    listed = run_cli(project, "sessions", "list", "--all", "--json", check=True)
     assert ids(listed) == [RECORD, "newer", "older"]
-    assert RECORD not in agentframe(project, "sessions", "list").stdout
-    shown = agentframe(project, "sessions", "show", "--last")
+    assert RECORD not in run_cli(project, "sessions", "list", check=True).stdout
+    shown = run_cli(project, "sessions", "show", "--last", check=True)
     assert "session newer" in shown.stderr and "hello from newer" in shown.stdout
-    pruned = agentframe(project, "sessions", "prune", "--keep-last", "1", "--json")
+    pruned = run_cli(project, "sessions", "prune", "--keep-last", "1", "--json", check=True)
     assert json.loads(pruned.stdout)["deleted"] == ["older"]  # the record took no place
-    ran = agentframe(project, "run", "--last", "again")
+    ran = run_cli(project, "run", "--last", "again", check=True)
     assert "session: newer" in ran.stderr
-    assert ids(agentframe(project, "sessions", "list", "--all", "--json")) == ["newer", RECORD]
+    kept = run_cli(project, "sessions", "list", "--all", "--json", check=True)
+    assert ids(kept) == ["newer", RECORD]
