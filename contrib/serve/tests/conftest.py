@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +19,13 @@ from agentframe_serve import Keys, ServeSettings, build_app
 from agentframe_serve.server import uvicorn_config
 
 from agentframe_core import PluginHost, build_stack, find_agents, load_config
+from agentframe_core.testing import eventually, eventually_async
+from agentframe_core.testing.cli import cli_command
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # servekit and servetools (`use: functions` in the stacks)
 
-from servekit import agentframe, environment, free_port, write_project  # noqa: E402
+from servekit import environment, free_port, write_project  # noqa: E402
 
 
 @dataclass
@@ -87,10 +88,13 @@ async def serve(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
         server = uvicorn.Server(uvicorn_config(app, settings, host="127.0.0.1", port=port))
         task = asyncio.create_task(server.serve())
         running.append((server, task))
-        while not server.started:
+
+        def started() -> bool:
             if task.done():
                 task.result()
-            await asyncio.sleep(0.01)
+            return bool(server.started)
+
+        await eventually_async(started, what="the server to start")
         made.append(Served(url, root, stack))
         return made[-1]
 
@@ -120,7 +124,7 @@ def serve_process(tmp_path: Path) -> Iterator[Callable[..., Any]]:
         root = write_project(tmp_path, replies, tools=tools, store=store, serve=serve)
         port = free_port()
         process = subprocess.Popen(
-            agentframe(*(["-vv"] if verbose else []), "serve", "--port", str(port), *args),
+            cli_command(*(["-vv"] if verbose else []), "serve", "--port", str(port), *args),
             cwd=root,
             env=environment(root, **env),
             stdout=subprocess.PIPE,
@@ -129,16 +133,17 @@ def serve_process(tmp_path: Path) -> Iterator[Callable[..., Any]]:
         )
         started.append(process)
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+
+        def healthy() -> bool:
             if process.poll() is not None:
                 raise AssertionError(f"serve exited: {process.communicate()[1]}")
             try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    return process, url
+                return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
             except httpx.HTTPError:
-                time.sleep(0.1)
-        raise AssertionError("serve did not answer /healthz in 60 s")
+                return False
+
+        eventually(healthy, 60, what="serve to answer /healthz")
+        return process, url
 
     yield start
     for process in started:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import socket
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from agentframe_core.testing.cli import cli_env
 
 HERE = Path(__file__).parent
 
@@ -59,16 +60,7 @@ def write_project(
 
 
 def environment(root: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "AGENTFRAME_CONFIG"}
+    """`run_cli`'s environment for a project at `root`, with these tools importable."""
+    env = cli_env(root)
     path = os.pathsep.join(p for p in (str(HERE), env.get("PYTHONPATH", "")) if p)
-    return env | {
-        "AGENTFRAME_CACHE_DIR": str(root / "cache"),
-        "XDG_DATA_HOME": str(root / "data"),
-        "NO_COLOR": "1",
-        "PYTHONPATH": path,
-        **extra,
-    }
-
-
-def agentframe(*args: str) -> list[str]:
-    return [sys.executable, "-m", "agentframe_core", *args]
+    return env | {"PYTHONPATH": path, **extra}

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from agentframe_core import Question, RunContext, tool
 
 
 @tool(writes=False)
-async def nap(seconds: float) -> str:
-    """Waits, then says so."""
+async def nap(seconds: float, started: str = "") -> str:
+    """Waits, then says so; first creates the file `started` names, so that a test can see
+    the nap under way."""
+    if started:
+        Path(started).touch()
     await asyncio.sleep(seconds)
     return f"slept {seconds} s"
 

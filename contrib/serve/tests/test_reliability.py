@@ -3,10 +3,10 @@ drains within its bound, and the logs hold no key, prompt or header value."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import signal
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -16,13 +16,15 @@ import httpx
 import pytest
 from servekit import HERE
 
-from agentframe_core.testing import run_cli
+from agentframe_core.testing import eventually, eventually_async, run_cli
 
 NAP = ["servetools:nap", "agentframe_core.examples:add"]
 
 
-def nap(seconds: float) -> dict[str, Any]:
-    return {"tool_calls": [{"name": "nap", "arguments": {"seconds": seconds}}]}
+def nap(seconds: float, started: Path) -> dict[str, Any]:
+    """The model asks for a nap, which creates the file `started` when it begins."""
+    arguments = {"seconds": seconds, "started": str(started)}
+    return {"tool_calls": [{"name": "nap", "arguments": arguments}]}
 
 
 def ask(text: str, *, stream: bool = False, session: str | None = None) -> dict[str, Any]:
@@ -34,15 +36,21 @@ def ask(text: str, *, stream: bool = False, session: str | None = None) -> dict[
     return body
 
 
-async def wait_for(predicate: Any, seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not await predicate():
-        assert time.monotonic() < deadline, "the condition did not come true in time"
-        await asyncio.sleep(0.02)
+def turn_running(root: Path) -> bool:
+    """Whether a turn holds its session's lease in the project's SQLite store: a request is
+    being answered."""
+    try:
+        with contextlib.closing(
+            sqlite3.connect(f"file:{root / 'sessions.db'}?mode=ro", uri=True)
+        ) as db:
+            return bool(db.execute("SELECT count(*) FROM leases").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return False
 
 
-async def test_a_client_leaving_mid_stream_cancels_its_run(serve: Any) -> None:
-    served = await serve([nap(30), "after the nap", "next answer"], tools=NAP)
+async def test_a_client_leaving_mid_stream_cancels_its_run(serve: Any, tmp_path: Path) -> None:
+    started = tmp_path / "napping"
+    served = await serve([nap(30, started), "after the nap", "next answer"], tools=NAP)
     async with httpx.AsyncClient(base_url=served.url) as http:
         async with http.stream(
             "POST", "/v1/chat/completions", json=ask("nap", stream=True, session="s1")
@@ -50,11 +58,8 @@ async def test_a_client_leaving_mid_stream_cancels_its_run(serve: Any) -> None:
             lines = response.aiter_lines()  # kept open: leaving it would close the stream
             assert (await anext(lines)).startswith("data:")
 
-            async def napping() -> bool:
-                return bool(served.requests)
-
-            await wait_for(napping)
-            await asyncio.sleep(0.3)  # the model asked for the nap, which is running: leave
+            # the model asked for the nap, which is running: leave
+            await eventually_async(started.exists, what="the nap to start")
         store_id = "local.s1"
 
         async def interrupted() -> bool:
@@ -63,7 +68,7 @@ async def test_a_client_leaving_mid_stream_cancels_its_run(serve: Any) -> None:
                 e.kind.value == "tool_result" and "interrupted" in e.content for e in entries
             )
 
-        await wait_for(interrupted)
+        await eventually_async(interrupted, what="the nap to be interrupted")
         kinds = [kind for kind, _ in await served.entries(store_id)]
         assert kinds == ["user", "assistant", "tool_call", "tool_result"]
         started = time.monotonic()
@@ -73,8 +78,8 @@ async def test_a_client_leaving_mid_stream_cancels_its_run(serve: Any) -> None:
     assert len(served.requests) == 2  # the nap was never answered by the model
 
 
-async def test_a_client_leaving_a_plain_request_cancels_its_run(serve: Any) -> None:
-    served = await serve([nap(30)], tools=NAP)
+async def test_a_client_leaving_a_plain_request_cancels_its_run(serve: Any, tmp_path: Path) -> None:
+    served = await serve([nap(30, tmp_path / "napping")], tools=NAP)
     async with httpx.AsyncClient(base_url=served.url, timeout=0.5) as http:
         with contextlib.suppress(httpx.ReadTimeout):
             await http.post("/v1/chat/completions", json=ask("nap", session="s2"))
@@ -83,12 +88,14 @@ async def test_a_client_leaving_a_plain_request_cancels_its_run(serve: Any) -> N
         entries = await served.stack.store.context("local.s2")
         return any("interrupted" in e.content for e in entries)
 
-    await wait_for(interrupted)
+    await eventually_async(interrupted, what="the nap to be interrupted")
 
 
 def _stream_until(
-    url: str, body: dict[str, Any], wanted: str, seen: list[str], ready: threading.Event
+    url: str, body: dict[str, Any], wanted: str | None, seen: list[str], ready: threading.Event
 ) -> None:
+    """Read the stream into `seen`; set `ready` once the line `wanted` came (with None, only
+    when the stream ends)."""
     try:
         with (
             httpx.Client(timeout=60) as http,
@@ -142,7 +149,7 @@ def test_sigterm_lets_a_running_request_finish(serve_process: Any, tmp_path: Pat
         )
     )
     thread.start()
-    time.sleep(0.5)
+    eventually(lambda: turn_running(tmp_path), what="the request to be answered")
     process.send_signal(signal.SIGTERM)
     thread.join(30)
     assert answers[0].json()["choices"][0]["message"]["content"] == "finished in time"
@@ -154,15 +161,16 @@ def test_sigterm_cancels_what_outlasts_the_drain_bound(
     serve_process: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYTHONPATH", str(HERE))  # `sessions show` reads the same config
-    process, url = serve_process([nap(60)], tools=NAP)
+    napping = tmp_path / "napping"
+    process, url = serve_process([nap(60, napping)], tools=NAP)
     seen: list[str] = []
     ready = threading.Event()
     reader = threading.Thread(
         target=_stream_until,
-        args=(url, ask("nap", stream=True, session="drained"), "never", seen, ready),
+        args=(url, ask("nap", stream=True, session="drained"), None, seen, ready),
     )
     reader.start()
-    time.sleep(1.0)  # the nap is under way
+    eventually(napping.exists, what="the nap to start")
     started = time.monotonic()
     process.send_signal(signal.SIGTERM)
     process.wait(30)
@@ -219,7 +227,7 @@ def test_no_key_prompt_or_header_value_reaches_the_logs(serve_process: Any) -> N
         assert secret not in logs
 
 
-def test_sigterm_lets_a_running_a2a_stream_finish(serve_process: Any) -> None:
+def test_sigterm_lets_a_running_a2a_stream_finish(serve_process: Any, tmp_path: Path) -> None:
     process, url = serve_process([{"content": "finished in time", "delay": 1.5}])
     body = {
         "jsonrpc": "2.0",
@@ -246,7 +254,8 @@ def test_sigterm_lets_a_running_a2a_stream_finish(serve_process: Any) -> None:
 
     reader = threading.Thread(target=read)
     reader.start()
-    time.sleep(0.7)  # the task is working: the model answers after 1.5 s
+    # the task is working: the model answers after 1.5 s
+    eventually(lambda: turn_running(tmp_path), what="the task to be working")
     process.send_signal(signal.SIGTERM)
     reader.join(30)
     states = [
