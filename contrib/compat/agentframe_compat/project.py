@@ -47,6 +47,8 @@ class ClaudeProject:
     #: What the project's own files would run or allow, one line each: the folder must be
     #: trusted first (`agentframe_core.require_trust`). The user's and plugins' files need not.
     needs_trust: list[str] = field(default_factory=list)
+    #: Files whose Claude Code `sandbox.enabled` is true (`sandboxing.note_unheeded`).
+    sandbox_asked: list[Path] = field(default_factory=list)
 
     def hooks_for(self, event: str, value: str | list[str] | None = None) -> list[Hook]:
         """The event's hooks whose matcher accepts `value` (any of several spellings),
@@ -107,6 +109,9 @@ def _read(folder: Path, sources: list[SettingsSource]) -> ClaudeProject:
                 continue
             hooks = parse_hooks(data, source)
             project.hooks.extend(hooks)
+            sandbox = data.get("sandbox")
+            if isinstance(sandbox, dict) and sandbox.get("enabled") is True:
+                project.sandbox_asked.append(source.path)
             permissions = data.get("permissions")
             own = source.scope in _PROJECT_SCOPES
             if own:

@@ -29,7 +29,7 @@ from .names import claude_names
 from .outcome import HookAnswer, read_answer
 from .permissions import Rules
 from .project import ClaudeProject, load_project, project_sources
-from .sandboxing import stack_sandbox
+from .sandboxing import note_unheeded, stack_sandbox
 from .transcript import write_transcript
 
 __all__ = [
@@ -51,6 +51,8 @@ def _project(ctx: RunContext) -> ClaudeProject:
     config = ctx.stack.config
     folder, sources = project_sources(config.file if config is not None else None)
     project = load_project(folder, sources)
+    if project.sandbox_asked:
+        note_unheeded(project.sandbox_asked, config.tools if config is not None else [])
     if project.error is None and not require_trust(folder, project.needs_trust):
         return ClaudeProject(folder, error=f"{folder} is not a trusted folder")  # inspecting
     return project

@@ -97,7 +97,12 @@ def test_sandboxed_hooks_and_programs_write_the_project_only(
     bwrap: None, tmp_path: Path, outside: Path
 ) -> None:
     project = _project(tmp_path / "project", "on", outside)
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(
+        json.dumps({**json.loads(settings.read_text()), "sandbox": {"enabled": True}})
+    )
     ran = run_cli(project, "run", "--json", "/probe")
+    assert "sandbox.enabled" not in ran.stderr  # the stack has one: nothing to warn about
     prompt = _prompt(project, ran)
     assert "Probe:" in prompt and " and ran" in prompt
     for name in ("hook", "bang"):
@@ -181,3 +186,20 @@ def test_a_sandboxed_hook_past_its_timeout_is_killed_with_its_whole_tree(
     while _running(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _running(marker) == []
+
+
+def test_claude_codes_own_sandbox_setting_is_not_silently_ignored(
+    tmp_path: Path, outside: Path
+) -> None:
+    """A settings file turning Claude Code's sandbox on, in a stack without one: one warning
+    naming the file and the setting that does sandbox."""
+    project = _project(tmp_path / "project", "off", outside)
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(
+        json.dumps({**json.loads(settings.read_text()), "sandbox": {"enabled": True}})
+    )
+    ran = run_cli(project, "run", "hello")
+    assert ran.returncode == 0, ran.stderr
+    note = f"{settings}: sandbox.enabled: agentframe does not read Claude Code's sandbox"
+    assert ran.stderr.count(note) == 1, ran.stderr
+    assert "`sandbox: on` in the config's `use: claude-tools` block" in ran.stderr
