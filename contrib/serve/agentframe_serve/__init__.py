@@ -2,7 +2,19 @@
 
 from .app import ROUTES_GROUP, build_app
 from .cli import serve_stack
+from .errors import ApiError
+from .extensions import ApiCall, ApiRoute
 from .keys import Keys
 from .settings import HashedKey, ServeSettings
 
-__all__ = ["ROUTES_GROUP", "HashedKey", "Keys", "ServeSettings", "build_app", "serve_stack"]
+__all__ = [
+    "ROUTES_GROUP",
+    "ApiCall",
+    "ApiError",
+    "ApiRoute",
+    "HashedKey",
+    "Keys",
+    "ServeSettings",
+    "build_app",
+    "serve_stack",
+]

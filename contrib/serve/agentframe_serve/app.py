@@ -27,10 +27,10 @@ from .agui import agui_run
 from .chat import chat_completions
 from .conversations import Conversations
 from .errors import ApiError
+from .extensions import ApiCall, ApiRoute
 from .gate import Gate
 from .history import child_history, session_history
 from .keys import Keys
-from .kg import show_kg
 from .questions import answer_question
 from .remembered import Remembered
 from .responses import create_response, delete_response, get_response
@@ -38,17 +38,27 @@ from .service import Service
 from .sessions import delete_session, list_sessions, show_session
 from .settings import ServeSettings
 from .stackinfo import run_doctor, show_stack
-from .traces import list_traces
 from .wire import EventStream
 
 __all__ = ["ROUTES_GROUP", "build_app"]
 
 log = logging.getLogger("agentframe.serve")
 
-#: The entry-point group of packages that add routes (the web UI): each entry point is a
-#: callable taking the `ServeSettings` and returning Starlette routes, mounted after the
-#: server's own (which they cannot shadow).
+#: The entry-point group of packages that add routes (the web UI, agentframe-kg's `/v1/kg`,
+#: agentframe-otel's `/v1/traces`): each entry point is a callable taking the `ServeSettings`
+#: and returning Starlette routes or `ApiRoute`s, mounted after the server's own (which they
+#: cannot shadow).
 ROUTES_GROUP = "agentframe_serve.routes"
+
+#: Routes first-party packages add, answered while none is installed with a 404 that says
+#: how to install it.
+OPTIONAL_ROUTES = {
+    "/v1/traces": "tracing is not installed: pip install agentframe-otel (in this repository: "
+    "pip install -e contrib/otel), turn it on in agentframe.yaml as its README says, and "
+    "restart the server",
+    "/v1/kg": "the knowledge graph is not installed: pip install agentframe-kg (in this "
+    "repository: pip install -e contrib/kg) and restart the server",
+}
 
 #: How long cancelled requests may take to unwind on shutdown, after the drain bound.
 UNWIND_SECONDS = 5.0
@@ -120,18 +130,37 @@ async def _readyz(service: Service, request: Request) -> Response:
     return JSONResponse(status, status_code=200 if ready else 503)
 
 
-def _extensions(settings: ServeSettings) -> list[BaseRoute]:
+def _extensions(settings: ServeSettings) -> list[BaseRoute | ApiRoute]:
     """The routes of installed packages (`ROUTES_GROUP`); one that fails to load is logged
     and left out, the server starts without it."""
-    routes: list[BaseRoute] = []
+    routes: list[BaseRoute | ApiRoute] = []
     for point in entry_points(group=ROUTES_GROUP):
         try:
-            found: Sequence[BaseRoute] = point.load()(settings)
+            found: Sequence[BaseRoute | ApiRoute] = point.load()(settings)
         except Exception as err:
             log.error("routes %r failed to load: %s: %s", point.name, type(err).__name__, err)
             continue
         routes.extend(found)
     return routes
+
+
+def _api_handler(route: ApiRoute) -> Handler:
+    """An `ApiRoute`'s endpoint as a handler of the server's own: the caller admitted first."""
+
+    async def handler(service: Service, request: Request) -> Response:
+        owner = service.gate.admit(request)
+        settings = service.gate.settings
+        return await route.endpoint(ApiCall(request, owner, settings, service.cwd, service.config))
+
+    return handler
+
+
+def _not_installed(hint: str) -> Handler:
+    async def handler(service: Service, request: Request) -> Response:
+        service.gate.admit(request)
+        raise ApiError(404, hint)
+
+    return handler
 
 
 def build_app(
@@ -165,6 +194,12 @@ def build_app(
 
     def route(path: str, handler: Handler, *methods: str) -> Route:
         return Route(path, _Answer(service, handler, active), methods=list(methods))
+
+    added = [
+        r if isinstance(r, BaseRoute) else route(r.path, _api_handler(r), *r.methods)
+        for r in _extensions(settings)
+    ]
+    missing = [route(path, _not_installed(hint)) for path, hint in OPTIONAL_ROUTES.items()]
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -204,12 +239,11 @@ def build_app(
             route("/v1/sessions/{session_id}", delete_session, "DELETE"),
             route("/v1/sessions/{session_id}/history", session_history, "GET"),
             route("/v1/sessions/{session_id}/children/{child_id}", child_history, "GET"),
-            route("/v1/traces", list_traces, "GET"),
-            route("/v1/kg", show_kg, "GET"),
             route("/v1/stack", show_stack, "GET"),
             route("/v1/doctor", run_doctor, "POST"),
             route("/v1/questions/{question_id}", answer_question, "POST"),
-            *_extensions(settings),
+            *added,
+            *missing,
         ],
         middleware=middleware,
         lifespan=lifespan,

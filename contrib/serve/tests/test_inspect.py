@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-import types
 from pathlib import Path
 from typing import Any
 
@@ -110,27 +109,35 @@ async def test_history_shows_compactions_and_children_only_of_ones_own(serve: An
 async def test_traces_need_the_tracing_plugin_and_show_only_ones_own(
     serve: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """agentframe-otel adds `/v1/traces` (its `agentframe_serve.routes` entry point), answered
+    as the server's own routes are: the caller's key checked first."""
+    monkeypatch.setitem(sys.modules, "agentframe_otel.routes", None)  # not installed
+    bare = await serve(["unused"], environ=KEYS)
+    async with client(bare.url, ALICE) as alice:
+        off = await alice.get("/v1/traces")
+        assert off.status_code == 404 and "agentframe-otel" in off.json()["error"]["message"]
+    monkeypatch.undo()
+    asked: list[dict[str, Any]] = []
+
+    def read_traces(config: Path | None = None, **query: Any) -> dict[str, Any]:
+        asked.append(query)
+        mine = {"trace_id": "a" * 32, "run_id": "r1", "session_id": "alice.s", "spans": []}
+        theirs = {**mine, "trace_id": "b" * 32, "session_id": "bob.s"}
+        return {"traces": [mine, theirs]}
+
+    import agentframe_otel.routes
+
+    monkeypatch.setattr(agentframe_otel.routes, "read_traces", read_traces)
     served = await serve(["unused"], environ=KEYS)
-    async with client(served.url, ALICE) as alice:
-        monkeypatch.setitem(sys.modules, "agentframe_otel", None)  # not installed
-        off = (await alice.get("/v1/traces")).json()
-        assert off["enabled"] is False and "agentframe-otel" in off["hint"]
-        asked: list[dict[str, Any]] = []
-
-        def read_traces(config: Path | None = None, **query: Any) -> dict[str, Any]:
-            asked.append(query)
-            mine = {"trace_id": "a" * 32, "run_id": "r1", "session_id": "alice.s", "spans": []}
-            theirs = {**mine, "trace_id": "b" * 32, "session_id": "bob.s"}
-            return {"traces": [mine, theirs]}
-
-        double = types.ModuleType("agentframe_otel")
-        double.read_traces = read_traces  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "agentframe_otel", double)
+    async with client(served.url, ALICE) as alice, httpx.AsyncClient(base_url=served.url) as anon:
+        assert (await anon.get("/v1/traces")).status_code == 401
         shown = (await alice.get("/v1/traces", params={"session_id": "s", "limit": 5})).json()
         assert [t["trace_id"] for t in shown["traces"]] == ["a" * 32]
         assert shown["traces"][0]["session_id"] == "s"
         assert asked == [{"session_id": "alice.s", "run_id": None, "limit": 5}]
         assert (await alice.get("/v1/traces", params={"limit": "0"})).status_code == 400
+        bad = await alice.get("/v1/traces", params={"session_id": "../x"})
+        assert bad.status_code == 400 and bad.json()["error"]["param"] == "session_id"
 
 
 def kg_folder(root: Path) -> Path:

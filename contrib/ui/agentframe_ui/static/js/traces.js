@@ -2,7 +2,7 @@
 // axis, and the run inspector: each model call's messages, tool schemas, tokens, cached
 // share and finish reason; retrievals; the run's outcome and why.
 
-import { get } from "./api.js";
+import { ApiError, get } from "./api.js";
 import { details, fill, h, ms, pretty, when } from "./dom.js";
 
 function query(params) {
@@ -10,13 +10,16 @@ function query(params) {
   return session ? `?session_id=${encodeURIComponent(session)}` : "";
 }
 
+// Without agentframe-otel (which adds /v1/traces) the server answers 404, saying how to
+// install it: that is shown as a note, not as a failure.
 async function traces(main, params) {
-  const found = await get(`/v1/traces${query(params)}`);
-  if (!found.enabled) {
-    fill(main, h("h1", {}, "Traces"), h("p", { class: "note", id: "hint" }, found.hint));
+  try {
+    return (await get(`/v1/traces${query(params)}`)).traces;
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 404) throw err;
+    fill(main, h("h1", {}, "Traces"), h("p", { class: "note", id: "hint" }, err.message));
     return null;
   }
-  return found.traces;
 }
 
 export async function render(main, params) {

@@ -1,6 +1,7 @@
-"""`GET /v1/kg`: the knowledge graph of the `agentframe kg build` output folder the server's
-config names (`serve.kg_folder`; never a path from the request): entities (types, labels),
-relations with the source chunks of each statement, and the SHACL report.
+"""`GET /v1/kg` of `agentframe serve` (its `agentframe_serve.routes` entry point): the
+knowledge graph of the `agentframe kg build` output folder the server's config names
+(`serve.kg_folder`; never a path from the request): entities (types, labels), relations
+with the source chunks of each statement, and the SHACL report.
 
 It reads what the build's export step wrote (`export/nodes.jsonl`, `export/edges.jsonl`,
 the reified statements of `export/graph.nt`), `chunks.jsonl` and `validation_report.txt`,
@@ -14,15 +15,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from starlette.requests import Request
+from agentframe_serve import ApiCall, ApiError, ApiRoute, ServeSettings
 from starlette.responses import JSONResponse
 
 from agentframe_core import FileReadError, PathEscapeError, confined, read_text_file
 
-from .errors import ApiError
-from .service import Service
-
-__all__ = ["show_kg"]
+__all__ = ["routes", "show_kg"]
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_NODES = 5_000
@@ -34,14 +32,17 @@ _DERIVED = "http://www.w3.org/ns/prov#wasDerivedFrom"
 _IRI_TRIPLE = re.compile(r"^<([^>]*)> <([^>]*)> <([^>]*)> \.$")
 
 
-async def show_kg(service: Service, request: Request) -> JSONResponse:
-    service.gate.admit(request)
-    folder = service.gate.settings.kg_folder
+def routes(settings: ServeSettings) -> list[ApiRoute]:
+    return [ApiRoute("/v1/kg", show_kg)]
+
+
+async def show_kg(call: ApiCall) -> JSONResponse:
+    folder = call.settings.kg_folder
     if folder is None:
         raise ApiError(
             404, "no knowledge graph folder: set serve.kg_folder (or agentframe ui --kg DIR)"
         )
-    return JSONResponse(await asyncio.to_thread(_read, service.cwd / folder))
+    return JSONResponse(await asyncio.to_thread(_read, call.cwd / folder))
 
 
 def _text(root: Path, name: str) -> str | None:
