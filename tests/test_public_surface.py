@@ -89,6 +89,30 @@ def test_scaffolded_plugins_import_only_the_public_surface() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_the_import_contract_makes_public_the_same_modules() -> None:
+    """`lint-imports` holds the plugin packages to this surface too (its protected contract
+    on the kernel), seeing every import whatever its form; this scan adds what it cannot see:
+    the names imported, the plugins' tests and scaffolded code. Both call the same modules
+    public: the kernel's other top-level modules, and everything below `.testing` and `.cli`,
+    are protected."""
+    import tomllib
+
+    linter = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (contract,) = [
+        c
+        for c in linter["contracts"]
+        if c["type"] == "protected" and c["allowed_importers"] == ["agentframe_core"]
+    ]
+    kernel = Path(agentframe_core.__file__).parent
+    children = {
+        f"agentframe_core.{path.stem}"
+        for path in kernel.iterdir()
+        if (path.suffix == ".py" and path.stem != "__init__") or (path / "__init__.py").is_file()
+    }
+    below_public = {f"{module}.*" for module in SURFACE if module != "agentframe_core"}
+    assert set(contract["protected_modules"]) == (children - set(SURFACE)) | below_public
+
+
 def test_the_scan_catches_an_internal_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text(
