@@ -49,3 +49,25 @@ def test_installed_plugins_servers_are_listed(tmp_path: Path) -> None:
     )
     off = run_cli(project, "mcp", "list", "--json")
     assert json.loads(off.stdout)["servers"] == []
+
+
+def test_a_plugin_that_cannot_be_read_leaves_out_only_its_own_servers(tmp_path: Path) -> None:
+    """agentframe-compat lists the plugins (the `agentframe_plugin_mcp_servers` hook): one
+    whose plugin.json turned unreadable after it was added is named and left out, the
+    others' servers start."""
+    entry = {"command": sys.executable, "args": ["${CLAUDE_PLUGIN_ROOT}/asking.py"]}
+    good = plugin(tmp_path / "p1", "greeter", {"ask": entry})
+    spoiled = plugin(tmp_path / "p2", "spoiled", {"ask": entry})
+    project = tmp_path / "project"
+    project.mkdir()
+    config = {"adapter": {"use": "scripted", "replies": ["ok"]}, "tools": [{"use": "mcp"}]}
+    (project / "agentframe.yaml").write_text(yaml.safe_dump(config))
+    for folder in (good, spoiled):
+        added = run_cli(project, "cc-plugins", "add", str(folder))
+        assert added.returncode == 0, added.stderr
+    (spoiled / ".claude-plugin" / "plugin.json").write_text("{not json")
+    done = run_cli(project, "mcp", "list", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [row["server"] for row in json.loads(done.stdout)["servers"]] == ["greeter:ask"]
+    assert "Claude Code plugin spoiled: its MCP servers are left out" in done.stderr
+    assert "Traceback" not in done.stderr
