@@ -4,45 +4,25 @@ and a server that cannot be reached, said without the password."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
 import pytest
 
-AGENTFRAME = Path(sys.executable).with_name("agentframe")
+from agentframe_core.testing import run_cli
 
 
 @pytest.fixture
 def env(tmp_path: Path, postgres_dsn: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache"),
-        "HOME": str(tmp_path / "home"),
-        "AGENTFRAME_TEST_PG": postgres_dsn,
-    }
+    """Added to `run_cli`'s: a home of the test's own, and the server's DSN."""
+    return {"HOME": str(tmp_path / "home"), "AGENTFRAME_TEST_PG": postgres_dsn}
 
 
 def config(tmp_path: Path, name: str, store: str) -> Path:
     file = tmp_path / f"{name}.yaml"
     file.write_text(f"adapter: {{use: scripted, replies: [Lyon it is.]}}\nstore: {store}\n")
     return file
-
-
-def agentframe(
-    env: dict[str, str], cfg: Path, *args: str, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(AGENTFRAME), "--config", str(cfg), *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_a_turn_then_export_and_import_between_schemas(
@@ -55,16 +35,36 @@ def test_a_turn_then_export_and_import_between_schemas(
         tmp_path, "b", f"{{use: postgres, dsn_env: AGENTFRAME_TEST_PG, schema: {schema}_b}}"
     )
     try:
-        ran = agentframe(env, source, "run", "--session", "trip", "Plan the trip to Lyon")
+        ran = run_cli(
+            tmp_path,
+            "--config",
+            str(source),
+            "run",
+            "--session",
+            "trip",
+            "Plan the trip to Lyon",
+            env=env,
+        )
         assert ran.returncode == 0, ran.stderr
-        listed = json.loads(agentframe(env, source, "sessions", "list", "--json").stdout)
+        listed = json.loads(
+            run_cli(tmp_path, "--config", str(source), "sessions", "list", "--json", env=env).stdout
+        )
         assert [(s["id"], s["title"]) for s in listed] == [("trip", "Plan the trip to Lyon")]
-        exported = agentframe(env, source, "sessions", "export")
+        exported = run_cli(tmp_path, "--config", str(source), "sessions", "export", env=env)
         assert exported.returncode == 0, exported.stderr
         assert len(exported.stdout.splitlines()) >= 2  # the message and its reply
-        imported = agentframe(env, target, "sessions", "import", "-", stdin=exported.stdout)
+        imported = run_cli(
+            tmp_path,
+            "--config",
+            str(target),
+            "sessions",
+            "import",
+            "-",
+            input=exported.stdout,
+            env=env,
+        )
         assert imported.returncode == 0, imported.stderr
-        again = agentframe(env, target, "sessions", "export")
+        again = run_cli(tmp_path, "--config", str(target), "sessions", "export", env=env)
         assert again.stdout == exported.stdout
     finally:
         with psycopg.connect(postgres_dsn, autocommit=True) as db:
@@ -77,7 +77,7 @@ def test_an_unreachable_server_is_an_error_without_the_password(
 ) -> None:
     dsn = "postgresql://agentframe:topsecret-42@127.0.0.1:1/postgres"
     cfg = config(tmp_path, "down", f'{{use: postgres, dsn: "{dsn}", connect_timeout: 2}}')
-    done = agentframe(env, cfg, "sessions", "list")
+    done = run_cli(tmp_path, "--config", str(cfg), "sessions", "list", env=env)
     assert done.returncode == 1
     assert "cannot connect" in done.stderr and "***" in done.stderr
     assert "topsecret-42" not in done.stderr + done.stdout
@@ -90,7 +90,7 @@ def test_doctor_fails_an_unreachable_store_without_the_password(
     """issue 23 #16: doctor said "everything looks fine" with an unreachable store."""
     dsn = "postgresql://agentframe:topsecret-42@127.0.0.1:1/postgres"
     cfg = config(tmp_path, "down", f'{{use: postgres, dsn: "{dsn}", connect_timeout: 2}}')
-    done = agentframe(env, cfg, "doctor", "--quick")
+    done = run_cli(tmp_path, "--config", str(cfg), "doctor", "--quick", env=env)
     assert done.returncode == 1, done.stdout
     line = next(x for x in done.stdout.splitlines() if "store postgres" in x)
     assert line.startswith("FAIL") and "cannot connect" in line and "127.0.0.1" in line
@@ -104,7 +104,7 @@ def test_doctor_says_a_reachable_store_answers(
 ) -> None:
     store = f"{{use: postgres, dsn_env: AGENTFRAME_TEST_PG, schema: {schema}}}"
     cfg = config(tmp_path, "up", store)
-    done = agentframe(env, cfg, "doctor", "--quick", "--json")
+    done = run_cli(tmp_path, "--config", str(cfg), "doctor", "--quick", "--json", env=env)
     checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
     assert checks["store postgres"]["ok"], checks["store postgres"]
     assert "PostgreSQL" in checks["store postgres"]["detail"]
@@ -116,12 +116,10 @@ def test_config_show_and_an_unreachable_server_mask_a_password_with_at_or_space(
 ) -> None:
     dsn = f"postgresql://agentframe:{password}@127.0.0.1:1/postgres"
     cfg = config(tmp_path, "odd", f'{{use: postgres, dsn: "{dsn}", connect_timeout: 2}}')
-    env = {k: v for k, v in os.environ.items() if k != "AGENTFRAME_CONFIG"}
-    env["AGENTFRAME_CACHE_DIR"] = str(tmp_path / "cache")
-    shown = agentframe(env, cfg, "config", "show")
+    shown = run_cli(tmp_path, "--config", str(cfg), "config", "show")
     assert shown.returncode == 0, shown.stderr
     assert "postgresql://***@127.0.0.1:1/postgres" in shown.stdout
-    failed = agentframe(env, cfg, "sessions", "list")
+    failed = run_cli(tmp_path, "--config", str(cfg), "sessions", "list")
     assert failed.returncode == 1 and "cannot connect" in failed.stderr
     for output in (shown.stdout + shown.stderr, failed.stdout + failed.stderr):
         for part in (password, *(p for p in re.split("[@ ]", password) if len(p) >= 3)):

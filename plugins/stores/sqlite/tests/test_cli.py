@@ -4,28 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from agentframe_store_sqlite import SqliteStore
 
 from agentframe_core import Compaction, Entry, EntryKind, now_ns
-
-AGENTFRAME = Path(sys.executable).with_name("agentframe")
+from agentframe_core.testing import run_cli
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache"),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "HOME": str(tmp_path / "home"),
-    }
+    """Added to `run_cli`'s: a home of the test's own."""
+    return {"HOME": str(tmp_path / "home")}
 
 
 def config(tmp_path: Path, name: str, path: Path | None) -> Path:
@@ -33,19 +25,6 @@ def config(tmp_path: Path, name: str, path: Path | None) -> Path:
     file = tmp_path / f"{name}.yaml"
     file.write_text(f"adapter: scripted\nstore: {store}\n")
     return file
-
-
-def agentframe(
-    env: dict[str, str], cfg: Path, *args: str, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(AGENTFRAME), "--config", str(cfg), "sessions", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 async def fill(path: Path) -> None:
@@ -85,39 +64,54 @@ async def test_export_then_import_recreates_the_sessions_exactly(
 ) -> None:
     source = tmp_path / "source.db"
     await fill(source)
-    exported = agentframe(env, config(tmp_path, "source", source), "export")
+    exported = run_cli(
+        tmp_path, "--config", str(config(tmp_path, "source", source)), "sessions", "export", env=env
+    )
     assert exported.returncode == 0, exported.stderr
     lines = exported.stdout.splitlines()
     assert len(lines) == 6 and all(json.loads(line)["entry"]["id"] for line in lines)
 
     dump = tmp_path / "dump.jsonl"
-    to_file = agentframe(env, config(tmp_path, "source", source), "export", "-o", str(dump))
+    to_file = run_cli(
+        tmp_path,
+        "--config",
+        str(config(tmp_path, "source", source)),
+        "sessions",
+        "export",
+        "-o",
+        str(dump),
+        env=env,
+    )
     assert to_file.returncode == 0 and dump.read_text() == exported.stdout
 
     # Into the default store: $XDG_DATA_HOME/agentframe/sessions.db, created on first use.
     target = config(tmp_path, "target", None)
-    imported = agentframe(env, target, "import", str(dump))
+    imported = run_cli(tmp_path, "--config", str(target), "sessions", "import", str(dump), env=env)
     assert imported.returncode == 0, imported.stderr
     assert "imported 2 session(s), 6 entries" in imported.stdout
     default = tmp_path / "data" / "agentframe" / "sessions.db"
     assert await history(default) == await history(source)
-    again = agentframe(env, target, "export")
+    again = run_cli(tmp_path, "--config", str(target), "sessions", "export", env=env)
     assert again.stdout == exported.stdout
 
-    listed = agentframe(env, target, "list", "--json")
+    listed = run_cli(tmp_path, "--config", str(target), "sessions", "list", "--json", env=env)
     titles = {info["id"]: info["title"] for info in json.loads(listed.stdout)}
     assert titles == {"trip": "Plan the trip", "chat": "¿Qué tal? \N{SNOWMAN}"}
 
-    one = agentframe(env, target, "export", "chat")
+    one = run_cli(tmp_path, "--config", str(target), "sessions", "export", "chat", env=env)
     assert [json.loads(line)["session_id"] for line in one.stdout.splitlines()] == ["chat"]
-    missing = agentframe(env, target, "export", "chat", "nope")
+    missing = run_cli(
+        tmp_path, "--config", str(target), "sessions", "export", "chat", "nope", env=env
+    )
     assert missing.returncode == 1 and "no such session(s): nope" in missing.stderr
 
 
 async def test_import_refuses_a_bad_file_whole(tmp_path: Path, env: dict[str, str]) -> None:
     source = tmp_path / "source.db"
     await fill(source)
-    exported = agentframe(env, config(tmp_path, "source", source), "export").stdout
+    exported = run_cli(
+        tmp_path, "--config", str(config(tmp_path, "source", source)), "sessions", "export", env=env
+    ).stdout
     lines = exported.splitlines()
     broken = json.loads(lines[4])
     broken["entry"]["kind"] = "robot"
@@ -126,18 +120,32 @@ async def test_import_refuses_a_bad_file_whole(tmp_path: Path, env: dict[str, st
 
     target_path = tmp_path / "target.db"
     target = config(tmp_path, "target", target_path)
-    result = agentframe(env, target, "import", str(bad))
+    result = run_cli(tmp_path, "--config", str(target), "sessions", "import", str(bad), env=env)
     assert result.returncode == 1
     assert f"{bad}:5: entry.kind: Input should be" in result.stderr
     assert await history(target_path) == {}
 
-    from_stdin = agentframe(env, target, "import", "-", stdin=exported)
+    from_stdin = run_cli(
+        tmp_path, "--config", str(target), "sessions", "import", "-", input=exported, env=env
+    )
     assert from_stdin.returncode == 0, from_stdin.stderr
     before = await history(target_path)
-    clash = agentframe(env, target, "import", "-", stdin=exported)
+    clash = run_cli(
+        tmp_path, "--config", str(target), "sessions", "import", "-", input=exported, env=env
+    )
     assert clash.returncode == 1
     assert "already in the store: chat, trip (--replace overwrites them)" in clash.stderr
-    replaced = agentframe(env, target, "import", "--replace", "-", stdin=exported)
+    replaced = run_cli(
+        tmp_path,
+        "--config",
+        str(target),
+        "sessions",
+        "import",
+        "--replace",
+        "-",
+        input=exported,
+        env=env,
+    )
     assert replaced.returncode == 0
     assert await history(target_path) == before
 
@@ -159,16 +167,41 @@ async def test_prune_deletes_by_age_and_count_and_vacuum_shrinks_the_file(
     db.close()
     cfg = config(tmp_path, "prune", path)
 
-    dry = agentframe(env, cfg, "prune", "--older-than", "30d", "--dry-run", "--json")
+    dry = run_cli(
+        tmp_path,
+        "--config",
+        str(cfg),
+        "sessions",
+        "prune",
+        "--older-than",
+        "30d",
+        "--dry-run",
+        "--json",
+        env=env,
+    )
     assert json.loads(dry.stdout) == {"deleted": ["old"], "dry_run": True, "vacuumed": False}
     assert set(await history(path)) == {"old", "big", "mid", "new"}
 
-    aged = agentframe(env, cfg, "prune", "--older-than", "30d")
+    aged = run_cli(
+        tmp_path, "--config", str(cfg), "sessions", "prune", "--older-than", "30d", env=env
+    )
     assert aged.returncode == 0 and "deleted old" in aged.stdout
     assert set(await history(path)) == {"big", "mid", "new"}
 
     size = path.stat().st_size
-    counted = agentframe(env, cfg, "prune", "--keep-last", "1", "--older-than", "1w", "--vacuum")
+    counted = run_cli(
+        tmp_path,
+        "--config",
+        str(cfg),
+        "sessions",
+        "prune",
+        "--keep-last",
+        "1",
+        "--older-than",
+        "1w",
+        "--vacuum",
+        env=env,
+    )
     assert counted.returncode == 0, counted.stderr
     assert counted.stdout.splitlines()[-1] == "deleted 2 session(s), vacuumed"
     assert set(await history(path)) == {"new"}
@@ -184,7 +217,9 @@ def test_a_newer_file_is_reported_by_the_cli(tmp_path: Path, env: dict[str, str]
     db = sqlite3.connect(path)
     db.execute("PRAGMA user_version = 99")
     db.close()
-    listed = agentframe(env, config(tmp_path, "newer", path), "list")
+    listed = run_cli(
+        tmp_path, "--config", str(config(tmp_path, "newer", path)), "sessions", "list", env=env
+    )
     assert listed.returncode == 1
     assert f"error: {path}: written by a newer agentframe-store-sqlite" in listed.stderr
     assert "Traceback" not in listed.stderr
@@ -198,13 +233,7 @@ async def test_the_session_file_and_its_wal_files_are_the_owners_only(
     cfg.write_text(
         f"adapter: {{use: scripted, replies: [Hello.]}}\nstore: {{use: sqlite, path: {path}}}\n"
     )
-    ran = subprocess.run(
-        [str(AGENTFRAME), "--config", str(cfg), "run", "hi"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    ran = run_cli(tmp_path, "--config", str(cfg), "run", "hi", env=env)
     assert ran.returncode == 0, ran.stderr
     assert path.stat().st_mode & 0o777 == 0o600  # sessions hold prompts and answers
     opened = tmp_path / "open.db"

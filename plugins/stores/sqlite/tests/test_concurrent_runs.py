@@ -4,17 +4,14 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 from agentframe_store_sqlite import SqliteStore
 
 from agentframe_core import Entry
-
-AGENTFRAME = Path(sys.executable).with_name("agentframe")
+from agentframe_core.testing import eventually, run_cli
+from agentframe_core.testing.cli import cli_command, cli_env
 
 
 def test_sessions_rm_during_a_chat_stops_its_turn_and_nothing_is_written(tmp_path: Path) -> None:
@@ -26,10 +23,9 @@ def test_sessions_rm_during_a_chat_stops_its_turn_and_nothing_is_written(tmp_pat
         "adapter: {use: scripted, replies: [{content: too late, delay: 3}]}\n"
         f"store: {{use: sqlite, path: {db}}}\n"
     )
-    env = {**os.environ, "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache"), "NO_COLOR": "1"}
     chat = subprocess.Popen(
-        [AGENTFRAME, "--config", config, "chat", "--session", "S"],
-        env=env,
+        cli_command("--config", str(config), "chat", "--session", "S"),
+        env=cli_env(tmp_path),
         cwd=tmp_path,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -40,17 +36,9 @@ def test_sessions_rm_during_a_chat_stops_its_turn_and_nothing_is_written(tmp_pat
         assert chat.stdin is not None
         chat.stdin.write("hello\n")
         chat.stdin.flush()
-        deadline = time.monotonic() + 60
-        while not asyncio.run(_turn_started(db)):  # the model now 'thinks' for 3 s
-            assert time.monotonic() < deadline, "the turn never started"
-            time.sleep(0.05)
-        rm = subprocess.run(
-            [AGENTFRAME, "--config", config, "sessions", "rm", "S"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        # the model then 'thinks' for 3 s
+        eventually(lambda: asyncio.run(_turn_started(db)), 60, what="the turn to start")
+        rm = run_cli(tmp_path, "--config", str(config), "sessions", "rm", "S")
         assert rm.returncode == 0, rm.stderr
         _, err = chat.communicate("are you there?\n", timeout=60)
     finally:
