@@ -7,7 +7,6 @@ import gc
 import socket
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,6 +33,7 @@ from agentframe_core import (
     ToolSpec,
     load_config,
 )
+from agentframe_core.testing import eventually, eventually_async
 
 HELLO = CompletionRequest([Message("user", "Say hello.")])
 ADD = ToolSpec("add", "Add two numbers.", {"type": "object", "properties": {}})
@@ -290,13 +290,6 @@ def test_one_adapter_serves_several_event_loops(server: ScriptedServer) -> None:
         assert asyncio.run(adapter.complete(HELLO)).content.startswith("Hello")
 
 
-async def wait_for(condition: Callable[[], bool], seconds: float = 5.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.02)
-
-
 async def test_a_client_left_on_another_live_loop_is_closed_there(server: ScriptedServer) -> None:
     """A loop in another thread keeps its idle connections registered (so alive): replacing
     the client, or closing the adapter from elsewhere, closes them on that loop."""
@@ -309,11 +302,11 @@ async def test_a_client_left_on_another_live_loop_is_closed_there(server: Script
             asyncio.run_coroutine_threadsafe(adapter.complete(HELLO), other).result(10)
             assert server.open_connections == 1
             await adapter.complete(HELLO)  # this loop: a new client, the other one closed
-            await wait_for(lambda: server.open_connections == 1)
+            await eventually_async(lambda: server.open_connections == 1, what="one open connection")
             asyncio.run_coroutine_threadsafe(adapter.complete(HELLO), other).result(10)
-            await wait_for(lambda: server.open_connections == 1)
+            await eventually_async(lambda: server.open_connections == 1, what="one open connection")
         await adapter.aclose()  # the client lives on `other`: closed there
-        await wait_for(lambda: server.open_connections == 0)
+        await eventually_async(lambda: server.open_connections == 0, what="no open connection")
     finally:
         other.call_soon_threadsafe(other.stop)
         thread.join(5)
@@ -327,9 +320,7 @@ def test_a_client_of_a_closed_loop_is_released(server: ScriptedServer) -> None:
     for _ in range(3):
         asyncio.run(adapter.complete(HELLO))
     gc.collect()
-    deadline = time.monotonic() + 5
-    while server.open_connections > 1 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    eventually(lambda: server.open_connections <= 1, what="the released connections to close")
     assert server.open_connections == 1
 
 
