@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -62,6 +63,12 @@ def serve_http(cwd: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
         raise AssertionError(f"no listening line, got {line!r}: {process.stderr.read()}")
     threading.Thread(target=process.stderr.read, daemon=True).start()
     return process, match[1]
+
+
+def listening(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:`port`."""
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def stop(process: subprocess.Popen[Any]) -> None:

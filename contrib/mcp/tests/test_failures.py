@@ -24,20 +24,11 @@ from agentframe_core import (
     VerbatimBuilder,
     pid_alive,
 )
-from agentframe_core.testing import ScriptedAdapter
+from agentframe_core.testing import ScriptedAdapter, eventually_async
 
 Make = Callable[..., McpToolset]
 Hostile = Callable[[str], dict[str, Any]]
 HOSTILE = str(Path(__file__).parent / "servers" / "hostile.py")
-
-
-async def wait_dead(pid: int, seconds: float = 2.0) -> bool:
-    end = time.monotonic() + seconds
-    while pid_alive(pid):
-        if time.monotonic() > end:
-            return False
-        await asyncio.sleep(0.02)
-    return True
 
 
 async def test_a_server_that_never_answers_initialize_is_left_out_in_bounded_time(
@@ -52,7 +43,9 @@ async def test_a_server_that_never_answers_initialize_is_left_out_in_bounded_tim
     assert mute.state is State.FAILED
     assert mute.error == "MCP server 'mute' did not answer initialize within 1 s"
     assert took < 1.0 + 1.5 + 0.5, took  # the timeout, the kill, slack
-    assert mute.process is not None and await wait_dead(mute.process.process.pid, 0.5)
+    assert mute.process is not None
+    pid = mute.process.process.pid
+    await eventually_async(lambda: not pid_alive(pid), 0.5, what="the mute server to die")
     # a call to it is an error result, not a hang
     result = await mute.call("sleep", {})
     assert result.is_error and "initialize" in result.content, result.content
@@ -120,7 +113,9 @@ async def test_a_server_that_ignores_shutdown_is_killed_with_its_children_within
     started = time.monotonic()
     await stack.aclose()
     assert time.monotonic() - started <= 2.0
-    assert await wait_dead(parent, 0.5) and await wait_dead(child, 0.5)
+    await eventually_async(
+        lambda: not pid_alive(parent) and not pid_alive(child), 0.5, what="both to die"
+    )
 
 
 async def test_several_hanging_servers_close_together_in_2_s(
@@ -209,4 +204,6 @@ async def test_a_stubborn_server_dies_with_an_agentframe_killed_by_sigkill() -> 
     finally:
         owner.kill()
         await owner.wait()
-    assert await wait_dead(parent, 5.0) and await wait_dead(child, 5.0)
+    await eventually_async(
+        lambda: not pid_alive(parent) and not pid_alive(child), 5.0, what="both to die"
+    )

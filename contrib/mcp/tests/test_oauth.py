@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 from agentframe_mcp.auth import TokenStore
 from mcp.shared.auth import OAuthToken
+from serving import listening
 
-from agentframe_core.testing import run_cli
+from agentframe_core.testing import eventually, run_cli
 
 SERVERS = Path(__file__).parent / "servers"
 TTL = 600  # seconds an access token lives (the test makes the client see it expired)
@@ -42,12 +43,7 @@ def oauth_url() -> Iterator[str]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
+        eventually(lambda: listening(port), 30, what="the OAuth server to listen")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()

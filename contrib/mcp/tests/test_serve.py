@@ -6,14 +6,15 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
-from serving import environment, serve_http, stop, write_project
+from serving import environment, listening, serve_http, stop, write_project
+
+from agentframe_core.testing import eventually
 
 
 @pytest.fixture
@@ -79,17 +80,6 @@ def free_port() -> int:
         return port
 
 
-def wait_listening(process: subprocess.Popen[bytes], port: int) -> None:
-    for _ in range(300):
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        if process.poll() is not None:
-            raise AssertionError(process.stderr.read().decode() if process.stderr else "")
-        time.sleep(0.1)
-    raise AssertionError(f"nothing listens on port {port} after 30 s")
-
-
 @pytest.fixture(scope="module")
 def http_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_project(tmp_path_factory.mktemp("served-http"))
@@ -153,7 +143,13 @@ def sse_server() -> Iterator[str]:
         [sys.executable, script, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     try:
-        wait_listening(process, port)
+
+        def up() -> bool:
+            if process.poll() is not None:
+                raise AssertionError(process.stderr.read().decode() if process.stderr else "")
+            return listening(port)
+
+        eventually(up, 30, what=f"the SSE server to listen on port {port}")
         yield f"http://127.0.0.1:{port}/sse"
     finally:
         stop(process)
