@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agentframe_adapter_openai.testing import Action, ScriptedServer
+
+from agentframe_core.testing import eventually
 
 HERE = Path(__file__).parent
 
@@ -37,10 +38,11 @@ def test_a_parked_call_waits_across_a_worker_crash_for_its_sent_result(
     worker = agentframe.start_worker()
     try:
         workflow_id = agentframe("submit", "-s", "S", "Approve the refund.").stdout.strip()
-        deadline = time.monotonic() + 60
-        while not (waiting := json.loads(agentframe("status", workflow_id).stdout)["waiting_for"]):
-            assert time.monotonic() < deadline, "the run never parked its call"
-            time.sleep(0.3)
+        waiting = eventually(
+            lambda: json.loads(agentframe("status", workflow_id).stdout)["waiting_for"],
+            60,
+            what="the run to park its call",
+        )
         assert waiting["tool"] == "request_approval"
     finally:
         worker.send_signal(signal.SIGKILL)

@@ -4,14 +4,10 @@ missing system database are errors with a message, not tracebacks."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
-AGENTFRAME = Path(sys.executable).with_name("agentframe")
+from agentframe_core.testing import eventually, run_cli
 
 
 def test_a_running_run_shows_its_status_and_is_cancelled(tmp_path: Path, agentframe: Any) -> None:
@@ -23,10 +19,12 @@ def test_a_running_run_shows_its_status_and_is_cancelled(tmp_path: Path, agentfr
     assert missing.returncode == 1 and "start `agentframe worker` once" in missing.stderr
     with agentframe.worker():
         workflow_id = agentframe("submit", "-s", "S", "hello").stdout.strip()
-        deadline = time.monotonic() + 60
-        while "load_history" not in (shown := agentframe("status", workflow_id).stdout):
-            assert time.monotonic() < deadline, shown
-            time.sleep(0.3)
+
+        def status_once_loading() -> str:
+            shown: str = agentframe("status", workflow_id).stdout
+            return shown if "load_history" in shown else ""
+
+        shown = eventually(status_once_loading, 60, what="the run to load its history")
         assert json.loads(shown)["status"].endswith("PENDING")
         cancelled = agentframe("cancel", workflow_id)
         assert cancelled.returncode == 0, cancelled.stderr
@@ -66,7 +64,7 @@ def test_an_unreachable_postgres_system_database_is_one_line(tmp_path: Path) -> 
     cfg = tmp_path / "agentframe.yaml"
     cfg.write_text("adapter: scripted\n")
     url = "postgresql://agentframe:topsecret-7@127.0.0.1:1/dbos"
-    env = {**os.environ, "AGENTFRAME_DBOS_URL": url, "HOME": str(tmp_path)}
+    env = {"AGENTFRAME_DBOS_URL": url, "HOME": str(tmp_path)}
     for args in (
         ["submit", "-s", "S", "hello"],
         ["status", "w"],
@@ -75,13 +73,7 @@ def test_an_unreachable_postgres_system_database_is_one_line(tmp_path: Path) -> 
         ["cancel", "w"],
         ["worker"],
     ):
-        done = subprocess.run(
-            [AGENTFRAME, "--config", cfg, *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = run_cli(tmp_path, "--config", str(cfg), *args, env=env, timeout=120)
         assert done.returncode == 1, (args, done.stdout, done.stderr)
         (line,) = done.stderr.strip().splitlines()
         assert line.startswith("error: cannot reach the DBOS system database"), line

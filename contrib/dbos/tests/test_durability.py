@@ -10,18 +10,16 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from agentframe_adapter_openai.testing import Action, ScriptedServer
 
 from agentframe_core import PluginHost, build_stack, load_config
-from agentframe_core.testing import check_turns_well_formed
+from agentframe_core.testing import check_turns_well_formed, eventually, run_cli
 
-AGENTFRAME = Path(sys.executable).with_name("agentframe")
 HERE = Path(__file__).parent
 
 
@@ -36,8 +34,6 @@ def server() -> Iterator[ScriptedServer]:
 
 def _env(tmp_path: Path, url: str, extra: dict[str, str]) -> dict[str, str]:
     return {
-        **os.environ,
-        "AGENTFRAME_CACHE_DIR": str(tmp_path / "cache"),
         "HOME": str(tmp_path),
         "PYTHONPATH": str(HERE),
         "AGENTFRAME_TEST_COUNTER": str(tmp_path / "counter.txt"),
@@ -46,34 +42,21 @@ def _env(tmp_path: Path, url: str, extra: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _agentframe(cfg: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [AGENTFRAME, "--config", cfg, *args], env=env, capture_output=True, text=True, timeout=120
-    )
-
-
-def _worker(cfg: Path, env: dict[str, str], *options: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [AGENTFRAME, "--config", cfg, "worker", "--queue", "q", "--poll-interval", "0.2", *options],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _wait_for(path: Path, line: str, worker: subprocess.Popen[str], seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not (path.exists() and line in path.read_text().splitlines()):
-        if worker.poll() is not None:
-            assert worker.stderr is not None
-            pytest.fail(f"the worker died: {worker.stderr.read()[-3000:]}")
-        assert time.monotonic() < deadline, f"no {line!r} after {seconds} s"
-        time.sleep(0.05)
+def _said(path: Path, line: str, worker: subprocess.Popen[str]) -> bool:
+    """Whether the counting tool wrote `line`; fails at once if the worker died."""
+    if worker.poll() is not None:
+        assert worker.stderr is not None
+        pytest.fail(f"the worker died: {worker.stderr.read()[-3000:]}")
+    return path.exists() and line in path.read_text().splitlines()
 
 
 def _crash_and_recover(
-    tmp_path: Path, store: str, url: str, extra: dict[str, str], *second_options: str
+    dbos_worker: Callable[..., subprocess.Popen[str]],
+    tmp_path: Path,
+    store: str,
+    url: str,
+    extra: dict[str, str],
+    *second_options: str,
 ) -> None:
     """The first worker runs as executor 'local'; the second worker gets `second_options`."""
     cfg = tmp_path / "agentframe.yaml"
@@ -84,29 +67,36 @@ def _crash_and_recover(
     )
     env = _env(tmp_path, url, extra)
     counter = tmp_path / "counter.txt"
-    first = _worker(cfg, env)
+    first = dbos_worker(cfg, env, "--queue", "q")  # ready: it has made the system database
     try:
-        time.sleep(0.5)
-        submitted = _agentframe(cfg, env, "submit", "--session", "S", "-q", "q", "Do the steps.")
-        for _ in range(60):  # the first worker creates the system database
-            if submitted.returncode == 0:
-                break
-            time.sleep(0.5)
-            submitted = _agentframe(
-                cfg, env, "submit", "--session", "S", "-q", "q", "Do the steps."
-            )
+        submitted = run_cli(
+            tmp_path,
+            "--config",
+            str(cfg),
+            "submit",
+            "--session",
+            "S",
+            "-q",
+            "q",
+            "Do the steps.",
+            env=env,
+            timeout=120,
+        )
         assert submitted.returncode == 0, submitted.stderr
         workflow_id = submitted.stdout.strip()
-        _wait_for(counter, "start 2", first, 120)  # in its third tool call
+        # in its third tool call
+        eventually(lambda: _said(counter, "start 2", first), 120, what="the third tool call")
     finally:
         first.send_signal(signal.SIGKILL)
         first.wait(30)
     assert "done 2" not in counter.read_text().splitlines()
-    second = _worker(cfg, env, *second_options)
+    second = dbos_worker(cfg, env, "--queue", "q", *second_options)
     try:
-        done = _agentframe(cfg, env, "result", workflow_id, "--json")
+        done = run_cli(
+            tmp_path, "--config", str(cfg), "result", workflow_id, "--json", env=env, timeout=120
+        )
         assert done.returncode == 0, done.stderr
-        status = _agentframe(cfg, env, "status", workflow_id)
+        status = run_cli(tmp_path, "--config", str(cfg), "status", workflow_id, env=env)
         assert "SUCCESS" in status.stdout, status.stdout
     finally:
         second.terminate()
@@ -133,16 +123,19 @@ def _tools_importable(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_run_killed_in_its_third_tool_call_finishes_on_sqlite(
-    tmp_path: Path, server: ScriptedServer
+    tmp_path: Path, server: ScriptedServer, dbos_worker: Callable[..., subprocess.Popen[str]]
 ) -> None:
     url = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
     store = f"{{use: sqlite, path: {tmp_path / 'sessions.db'}}}"
-    _crash_and_recover(tmp_path, store, url, {"BASE_URL": server.url})
+    _crash_and_recover(dbos_worker, tmp_path, store, url, {"BASE_URL": server.url})
     assert len(server.requests) == 4  # no model call was made twice
 
 
 def test_a_run_killed_in_its_third_tool_call_finishes_on_postgres(
-    tmp_path: Path, server: ScriptedServer, postgres_dsn: str
+    tmp_path: Path,
+    server: ScriptedServer,
+    postgres_dsn: str,
+    dbos_worker: Callable[..., subprocess.Popen[str]],
 ) -> None:
     database = f"dbos_{os.getpid()}_{time.monotonic_ns()}"
     import psycopg
@@ -153,5 +146,5 @@ def test_a_run_killed_in_its_third_tool_call_finishes_on_postgres(
     store = f"{{use: postgres, dsn: '{postgres_dsn}', schema: {database}}}"
     # a live worker of another id takes the dead worker's run over
     take_over = ("--executor-id", "second", "--recover-executor", "local")
-    _crash_and_recover(tmp_path, store, url, {"BASE_URL": server.url}, *take_over)
+    _crash_and_recover(dbos_worker, tmp_path, store, url, {"BASE_URL": server.url}, *take_over)
     assert len(server.requests) == 4

@@ -5,19 +5,19 @@ once on the same host, and expires for a holder elsewhere. On SQLite and on Post
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
-AGENTFRAME = Path(sys.executable).with_name("agentframe")
+from agentframe_core.testing import eventually
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -39,18 +39,11 @@ def cfg(tmp_path: Path) -> Path:
     return file
 
 
-def _worker(cfg: Path, url: str, *options: str) -> subprocess.Popen[str]:
-    command = [AGENTFRAME, "--config", cfg, "worker", "--poll-interval", "0.2", *options]
-    env = {**os.environ, "AGENTFRAME_DBOS_URL": url, "HOME": str(cfg.parent)}
-    return subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
+Workers = Callable[..., subprocess.Popen[str]]
 
 
-def _started(worker: subprocess.Popen[str]) -> None:
-    assert worker.stderr is not None
-    line = worker.stderr.readline()
-    assert line.startswith("worker "), line + worker.stderr.read()[-2000:]
+def _env(cfg: Path, url: str) -> dict[str, str]:
+    return {"AGENTFRAME_DBOS_URL": url, "HOME": str(cfg.parent)}
 
 
 def _refused(worker: subprocess.Popen[str]) -> str:
@@ -60,71 +53,67 @@ def _refused(worker: subprocess.Popen[str]) -> str:
     return err
 
 
-def test_a_second_live_worker_with_the_same_id_is_refused(cfg: Path, url: str) -> None:
-    first = _worker(cfg, url, "--executor-id", "w1")
+def test_a_second_live_worker_with_the_same_id_is_refused(
+    cfg: Path, url: str, dbos_worker: Workers
+) -> None:
+    env = _env(cfg, url)
+    first = dbos_worker(cfg, env, "--executor-id", "w1")
     try:
-        _started(first)
-        err = _refused(_worker(cfg, url, "--executor-id", "w1"))
+        err = _refused(dbos_worker(cfg, env, "--executor-id", "w1", ready=False))
         assert "executor id 'w1' is in use by a live worker" in err
         assert f"pid {first.pid}" in err
         assert first.poll() is None  # the first one goes on
-        other = _worker(cfg, url, "--executor-id", "w2")  # another id is fine
-        try:
-            _started(other)
-        finally:
-            other.terminate()
-            other.wait(30)
+        other = dbos_worker(cfg, env, "--executor-id", "w2")  # another id is fine
+        other.terminate()
+        other.wait(30)
     finally:
         first.terminate()
         first.wait(30)
-    again = _worker(cfg, url, "--executor-id", "w1")  # a clean stop gave the lease back
-    try:
-        _started(again)
-    finally:
-        again.terminate()
-        again.wait(30)
+    again = dbos_worker(cfg, env, "--executor-id", "w1")  # a clean stop gave the lease back
+    again.terminate()
+    again.wait(30)
 
 
-def test_a_killed_workers_id_is_free_at_once_on_the_same_host(cfg: Path, url: str) -> None:
-    first = _worker(cfg, url)
-    _started(first)
+def test_a_killed_workers_id_is_free_at_once_on_the_same_host(
+    cfg: Path, url: str, dbos_worker: Workers
+) -> None:
+    first = dbos_worker(cfg, _env(cfg, url))
     first.send_signal(signal.SIGKILL)
     first.wait(30)
-    second = _worker(cfg, url)
-    try:
-        started = time.monotonic()
-        _started(second)
-        assert time.monotonic() - started < 30  # it did not wait out the 30-second lease
-    finally:
-        second.terminate()
-        second.wait(30)
+    started = time.monotonic()
+    second = dbos_worker(cfg, _env(cfg, url))
+    assert time.monotonic() - started < 30  # it did not wait out the 30-second lease
+    second.terminate()
+    second.wait(30)
 
 
-def test_a_lease_held_elsewhere_expires(cfg: Path, url: str) -> None:
-    warm = _worker(cfg, url)  # creates the system database and the lease table
-    _started(warm)
+def test_a_lease_held_elsewhere_expires(cfg: Path, url: str, dbos_worker: Workers) -> None:
+    env = _env(cfg, url)
+    warm = dbos_worker(cfg, env)  # creates the system database and the lease table
     warm.terminate()
     warm.wait(30)
-    _hold(url, "INSERT INTO {table} VALUES ('remote', 'h', 'elsewhere/1', 1, {now} + 120)")
-    err = _refused(_worker(cfg, url, "--executor-id", "remote"))
+    _sql(url, "INSERT INTO {table} VALUES ('remote', 'h', 'elsewhere/1', 1, {now} + 120)")
+    err = _refused(dbos_worker(cfg, env, "--executor-id", "remote", ready=False))
     assert "in use by a live worker (pid 1 on elsewhere" in err
-    _hold(url, "UPDATE {table} SET expires_at = {now} + 2")  # its holder stopped renewing
-    time.sleep(2.5)
-    later = _worker(cfg, url, "--executor-id", "remote")
-    try:
-        _started(later)
-    finally:
-        later.terminate()
-        later.wait(30)
+    _sql(url, "UPDATE {table} SET expires_at = {now} + 2")  # its holder stopped renewing
+    expired = "SELECT count(*) FROM {table} WHERE expires_at < {now}"
+    eventually(lambda: _sql(url, expired) == (1,), 60, what="the lease to expire")
+    later = dbos_worker(cfg, env, "--executor-id", "remote")
+    later.terminate()
+    later.wait(30)
 
 
-def _hold(url: str, sql: str) -> None:
-    """Run `sql` on the lease table, as another host's worker would hold its lease."""
+def _sql(url: str, sql: str) -> tuple[object, ...] | None:
+    """Run `sql` on the lease table, as another host's worker would hold its lease; its
+    first row."""
     if url.startswith("sqlite"):
         now = "(julianday('now') - 2440587.5) * 86400.0"
-        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
-            db.execute(sql.format(table="agentframe_executor_leases", now=now))
-        return
+        with contextlib.closing(sqlite3.connect(url.removeprefix("sqlite:///"))) as db, db:
+            row: tuple[object, ...] | None = db.execute(
+                sql.format(table="agentframe_executor_leases", now=now)
+            ).fetchone()
+            return row
     now = "extract(epoch from clock_timestamp())"
     with psycopg.connect(url, autocommit=True) as db:
-        db.execute(sql.format(table="agentframe_executor_leases", now=now).encode())
+        cursor = db.execute(sql.format(table="agentframe_executor_leases", now=now).encode())
+        return cursor.fetchone() if cursor.description else None

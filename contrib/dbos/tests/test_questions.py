@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from agentframe_adapter_openai.testing import Action, ScriptedServer
 
+from agentframe_core.testing import eventually
+
 HERE = Path(__file__).parent
 CALL = {"name": "mcp_elicit_refund", "arguments": {"item": "order 7"}}
 
@@ -44,17 +46,17 @@ def _configure(agentframe: Any, tmp_path: Path, model: ScriptedServer, store: st
 
 def _question(agentframe: Any, workflow_id: str, worker: Any) -> dict[str, Any]:
     """The one question the run waits on, once it asks it."""
-    deadline = time.monotonic() + 90
-    while True:
+
+    def asked() -> list[dict[str, Any]]:
         shown = agentframe("status", workflow_id)
         assert shown.returncode == 0, shown.stderr
-        questions = json.loads(shown.stdout)["questions"]
-        if questions:
-            assert len(questions) == 1, questions
-            return dict(questions[0])
-        assert worker.poll() is None, worker.stderr.read()[-3000:]
-        assert time.monotonic() < deadline, "the run never asked its question"
-        time.sleep(0.3)
+        questions: list[dict[str, Any]] = json.loads(shown.stdout)["questions"]
+        assert questions or worker.poll() is None, worker.stderr.read()[-3000:]
+        return questions
+
+    questions = eventually(asked, 90, what="the run to ask its question")
+    assert len(questions) == 1, questions
+    return dict(questions[0])
 
 
 def _tool_reply(model: ScriptedServer) -> dict[str, Any]:
