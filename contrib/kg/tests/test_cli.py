@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from agentframe_kg.context import Options, RunContext
 from agentframe_kg.pipeline import run_pipeline, step_names
 from agentframe_kg.progress import Progress
 
-from agentframe_core.testing import run_cli
+from agentframe_core.testing import eventually, run_cli
 
 DATA = Path(__file__).parent / "data"
 STEP_ORDER = ("pass1", "pass2", "normalize_names", "orphan_connect")
@@ -130,9 +129,7 @@ async def test_a_build_killed_during_pass2_resumes_with_the_undone_chunks(
     process = subprocess.Popen(
         command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
-    deadline = time.monotonic() + 60
-    while len(list((out / "pass2").glob("*.json"))) < 4 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    eventually(lambda: len(list((out / "pass2").glob("*.json"))) >= 4, 60, what="four pass-2 files")
     process.send_signal(signal.SIGKILL)
     process.wait()
     done_before = len(list((out / "pass2").glob("*.json")))
