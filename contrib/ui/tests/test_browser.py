@@ -8,7 +8,6 @@ key a tab was given; a tab without one is asked for it), so one process serves e
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import pytest
 from uikit import HERE, seed, start_serve, stop, write_project
 
 from agentframe_core import Entry, EntryKind
+from agentframe_core.testing import eventually
 
 MARKUP = (
     '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
@@ -227,15 +227,16 @@ def _traced_run(url: str, tool: str) -> dict[str, Any]:
     """The newest of alice's traces (the real plugin's, from the server's local trace store)
     with an `execute_tool {tool}` span: the batch processor writes them soon after the run."""
     headers = {"Authorization": f"Bearer {ALICE}"}
-    deadline = time.monotonic() + 20
-    while True:
+
+    def traced() -> dict[str, Any] | None:
         found = httpx.get(f"{url}/v1/traces", headers=headers, timeout=10).json()
         assert found["enabled"], found
         for trace in found["traces"]:
             if any(s["name"] == f"execute_tool {tool}" for s in trace["spans"]):
                 return dict(trace)
-        assert time.monotonic() < deadline, [t["run_id"] for t in found["traces"]]
-        time.sleep(0.2)
+        return None
+
+    return eventually(traced, 60, what=f"a trace with an `execute_tool {tool}` span")
 
 
 def test_a_trace_as_a_waterfall_and_in_the_inspector(

@@ -11,7 +11,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import httpx
 import yaml
 
 from agentframe_core import Compaction, Entry, EntryKind, PluginHost, build_stack, load_config
+from agentframe_core.testing import eventually
 
 HERE = Path(__file__).parent
 AGENT = "---\nname: {name}\ndescription: {name} helps.\n---\nYou answer briefly.\n"
@@ -115,17 +115,21 @@ def start_serve(root: Path, *args: str, **env: str) -> tuple[subprocess.Popen[st
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+
+    def healthy() -> bool:
         if process.poll() is not None:
             raise AssertionError(f"serve exited: {process.communicate()[1]}")
         try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return process, url
+            return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
         except httpx.HTTPError:
-            time.sleep(0.1)
-    process.kill()
-    raise AssertionError("serve did not answer /healthz in 60 s")
+            return False
+
+    try:
+        eventually(healthy, 60, what="serve to answer /healthz")
+    except AssertionError:
+        process.kill()
+        raise
+    return process, url
 
 
 def stop(process: subprocess.Popen[str]) -> str:
