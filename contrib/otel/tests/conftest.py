@@ -15,7 +15,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +25,7 @@ import pytest
 from agentframe_otel.testing import span_exporter  # noqa: F401 (a fixture)
 
 from agentframe_core import cache_dir
+from agentframe_core.testing import eventually
 
 VERSION = "20.26.1"
 #: Starting Phoenix imports a large app; on a loaded two-core machine that takes minutes.
@@ -81,17 +81,17 @@ def phoenix(workdir: Path) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
+
+        def healthy() -> bool:
             if process.poll() is not None:
                 raise AssertionError((workdir / "phoenix.log").read_text()[-3000:])
             try:
                 with urllib.request.urlopen(f"{url}/healthz", timeout=2):
-                    break
+                    return True
             except OSError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("Phoenix did not start") from None
-                time.sleep(0.5)
+                return False
+
+        eventually(healthy, START_TIMEOUT, what="Phoenix to start")
         yield url
     finally:
         process.terminate()
@@ -105,13 +105,13 @@ def phoenix(workdir: Path) -> Iterator[str]:
 
 def received_spans(url: str, trace_ids: set[str], count: int) -> list[dict[str, Any]]:
     """The spans Phoenix stored for these traces, once it has at least `count` of them."""
-    deadline = time.monotonic() + 60
-    while True:
+
+    def enough() -> list[dict[str, Any]]:
         with urllib.request.urlopen(f"{url}/v1/projects/default/spans?limit=1000", timeout=10) as r:
             spans = [s for s in json.load(r)["data"] if s["context"]["trace_id"] in trace_ids]
-        if len(spans) >= count or time.monotonic() > deadline:
-            return spans
-        time.sleep(0.5)
+        return spans if len(spans) >= count else []
+
+    return eventually(enough, 60, what=f"{count} spans of traces {sorted(trace_ids)}")
 
 
 @pytest.fixture(scope="session")
