@@ -14,6 +14,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .assembly.agent import Agent, Conversation
+    from .assembly.agentevents import (
+        ProgressEvent,
+        ResultEvent,
+        RunEvent,
+        TokenEvent,
+        ToolEvent,
+    )
     from .assembly.catalog import AgentCatalog, find_agents
     from .assembly.commands import CommandCatalog, find_commands
     from .assembly.config import (
@@ -105,6 +113,7 @@ if TYPE_CHECKING:
         skill_resources,
     )
     from .engine.functions import FunctionTool, tool
+    from .engine.output import ModelRetry, OutputSpec
     from .engine.prompt import assemble_system_prompt
     from .engine.render import Renderer, head_tail
     from .engine.session import Outcome, RunResult, Session
@@ -132,6 +141,16 @@ if TYPE_CHECKING:
 
 #: Every public name and the module it comes from, by group (the order of `docs/api.md`).
 _LAZY = {
+    # -- Agents in Python code
+    "Agent": ".assembly.agent",
+    "Conversation": ".assembly.agent",
+    "ModelRetry": ".engine.output",
+    "OutputSpec": ".engine.output",
+    "RunEvent": ".assembly.agentevents",
+    "TokenEvent": ".assembly.agentevents",
+    "ToolEvent": ".assembly.agentevents",
+    "ProgressEvent": ".assembly.agentevents",
+    "ResultEvent": ".assembly.agentevents",
     # -- The contract: the data model
     "Compaction": ".contract.model",
     "Entry": ".contract.model",
@@ -286,6 +305,16 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [  # noqa: RUF022 (grouped as in docs/api.md)
+    # -- Agents in Python code
+    "Agent",
+    "Conversation",
+    "ModelRetry",
+    "OutputSpec",
+    "RunEvent",
+    "TokenEvent",
+    "ToolEvent",
+    "ProgressEvent",
+    "ResultEvent",
     # -- The contract: the data model
     "Compaction",
     "Entry",

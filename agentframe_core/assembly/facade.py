@@ -51,7 +51,7 @@ def run(
     `on_question` answers the questions parts ask (none: they are declined). `agent` is an
     agent's name, or a definition already found (a slash command's). Raises
     EventLoopRunningError where an event loop runs (async code awaits `Session.run`)."""
-    _refuse_running_loop()
+    refuse_running_loop()
     from .catalog import find_agents
     from .config import find_config_file, load_config
     from .plugins import PluginHost
@@ -84,17 +84,20 @@ def run(
     return asyncio.run(go())
 
 
-def _refuse_running_loop() -> None:
-    """Fail before any work (no stack built, no coroutine left never awaited) when called
-    from async code: `asyncio.run` cannot start a loop inside a running one."""
+def refuse_running_loop(
+    call: str = "agentframe_core.run()",
+    instead: str = "build the stack and `await Session(stack).run(prompt)` instead "
+    "(docs/api.md: Session)",
+) -> None:
+    """Fail before any work (no stack built, no coroutine left never awaited) when `call` is
+    made from async code: `asyncio.run` cannot start a loop inside a running one."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return
     raise EventLoopRunningError(
-        "agentframe_core.run() is synchronous and was called inside a running event loop; "
-        "from async code, build the stack and `await Session(stack).run(prompt)` instead "
-        "(docs/api.md: Session)"
+        f"{call} is synchronous and was called inside a running event loop; "
+        f"from async code, {instead}"
     )
 
 

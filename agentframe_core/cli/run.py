@@ -138,18 +138,7 @@ def result_json(result: RunResult, config: Config | None = None) -> dict[str, An
         ),
         "turns": result.turns,
         "coalesced": result.coalesced,
-        "tool_calls": [
-            {
-                "id": r.call.id,
-                "name": r.call.name,
-                "arguments": r.call.arguments,
-                "result": r.result.content,
-                "is_error": r.result.is_error,
-                "seconds": round(r.seconds, 6),
-                **({"meta": r.result.meta} if r.result.meta else {}),
-            }
-            for r in result.tool_calls
-        ],
+        "tool_calls": [r.to_json() for r in result.tool_calls],
         "usage": {
             **usage.to_dict(),
             "session_total_tokens": result.session_usage.total_tokens,

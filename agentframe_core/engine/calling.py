@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, Protocol
 
 from ..contract.llm import Capabilities, Completion, ToolSpec
 from ..contract.model import Message, ToolCall
+from .output import OutputSpec
 from .texttools import parse_reply, textualize, tools_prompt, union_schema
 from .toolbox import Toolbox
 
@@ -57,23 +58,31 @@ class ToolCalling(Protocol):
         ...
 
 
-def tool_calling(capabilities: Capabilities, toolbox: Toolbox) -> ToolCalling:
+def tool_calling(
+    capabilities: Capabilities, toolbox: Toolbox, output: OutputSpec | None = None
+) -> ToolCalling:
+    """The strategy for this adapter; with `output`, the final answer is asked for in its
+    schema: constrained decoding where the backend has it, else in the system prompt."""
     if capabilities.native_tools:
-        return NativeCalling(toolbox)
-    return TextCalling(toolbox, constrained=capabilities.json_schema)
+        return NativeCalling(toolbox, output, constrained=capabilities.json_schema)
+    return TextCalling(toolbox, constrained=capabilities.json_schema, output=output)
 
 
 class NativeCalling:
-    def __init__(self, toolbox: Toolbox) -> None:
-        self.toolbox = toolbox
-        self.response_schema: dict[str, Any] | None = None
+    def __init__(
+        self, toolbox: Toolbox, output: OutputSpec | None = None, *, constrained: bool = False
+    ) -> None:
+        self.toolbox, self.output = toolbox, output
+        self.response_schema = output.schema if output is not None and constrained else None
 
     @property
     def tools(self) -> list[ToolSpec]:  # the toolbox's: tool selection may show more
         return self.toolbox.specs
 
     def system_prompt(self, base: str) -> str:
-        return base
+        if self.output is None:
+            return base
+        return f"{base}\n\n{self.output.instructions()}"
 
     def wire_messages(self, messages: list[Message]) -> list[Message]:
         return self.toolbox.to_wire(messages) if self.toolbox.renames else messages
@@ -86,8 +95,10 @@ class NativeCalling:
 
 
 class TextCalling:
-    def __init__(self, toolbox: Toolbox, *, constrained: bool) -> None:
-        self.toolbox, self.constrained = toolbox, constrained
+    def __init__(
+        self, toolbox: Toolbox, *, constrained: bool, output: OutputSpec | None = None
+    ) -> None:
+        self.toolbox, self.constrained, self.output = toolbox, constrained, output
         self.tools: list[ToolSpec] = []
         self._schema: tuple[int, dict[str, Any] | None] | None = None
 
@@ -97,16 +108,25 @@ class TextCalling:
 
     @property
     def response_schema(self) -> dict[str, Any] | None:
-        """The union of the calls of the tools shown so far (tool selection may add some)."""
+        """The union of the calls of the tools shown so far (tool selection may add some)
+        and the answer (its output schema, when typed); without tools, the output schema."""
         if self._schema is None or self._schema[0] != len(self.specs):
-            schema = union_schema(self.specs) if self.specs and self.constrained else None
+            answer = self.output.schema if self.output is not None else None
+            schema = None
+            if self.constrained and self.specs:
+                schema = union_schema(self.specs, answer)
+            elif self.constrained:
+                schema = answer
             self._schema = (len(self.specs), schema)
         return self._schema[1]
 
     def system_prompt(self, base: str) -> str:
-        if not self.specs:
-            return base
-        return f"{base}\n\n{tools_prompt(self.specs, constrained=self.constrained)}"
+        typed = self.output is not None
+        if self.specs:
+            base += f"\n\n{tools_prompt(self.specs, constrained=self.constrained, typed=typed)}"
+        if self.output is not None:
+            base += f"\n\n{self.output.instructions(wrapped=self.constrained and bool(self.specs))}"
+        return base
 
     def wire_messages(self, messages: list[Message]) -> list[Message]:
         if self.toolbox.renames:

@@ -40,6 +40,7 @@ from . import telemetry
 from .budget import estimated_tokens, over_budget_message
 from .calling import ModelReply, ToolCalling, tool_calling
 from .guards import RepeatGuard, RequirementReminder, note
+from .output import OutputInvalid, OutputSpec
 from .render import DROPPED_NOTIFICATIONS
 from .requestview import log_reply, log_request
 from .retrieval import place_retrieved, retrieved_context
@@ -65,6 +66,7 @@ class Outcome(StrEnum):
     UNABLE = "unable"  # the model said it cannot do the task (report_inability); reply: why
     TRUNCATED = "truncated"  # the model's tool call kept being cut at its token limit
     BLOCKED = "blocked"  # a runtime hook refused the prompt or stopped the run; reply: why
+    INVALID_OUTPUT = "invalid_output"  # the answer never matched the output: output_errors
 
 
 @dataclass(slots=True)
@@ -94,6 +96,10 @@ class RunResult:
     #: (prompt tokens, budget) of the first prompt of this run over the context builder's
     #: budget (a `BudgetedBuilder` that could not make it fit), else None.
     over_budget: tuple[int, int] | None = None
+    #: The validated final answer when the run asked for a typed output (`run(output=)`).
+    output: Any = None
+    #: Why the last answer was not a valid output (the run ended `invalid_output`).
+    output_errors: list[str] = field(default_factory=list)
     _last_usage: Usage = field(default_factory=Usage, repr=False)
     _last_messages: list[Message] = field(default_factory=list, repr=False)
 
@@ -143,7 +149,10 @@ class _Run:
     reminder: RequirementReminder
     on_token: TokenCallback | None
     on_tool: ToolCallback | None
+    output: OutputSpec | None = None
     parse_errors: int = 0
+    #: Invalid answers whose errors were sent back (at most `output.retries`).
+    output_retries: int = 0
     #: Times an `agentframe_run_stopping` hook made this run go on.
     continued: int = 0
     done: bool = False
@@ -204,13 +213,15 @@ class Session:
         on_compaction: CompactionCallback | None = None,
         on_event: EventCallback | None = None,
         on_question: QuestionCallback | None = None,
+        output: OutputSpec | None = None,
     ) -> RunResult:
         """Answer `prompt` (when given) and everything else pending, to an Outcome.
 
         Claim what is pending -> drop stale notifications -> prepare (tools, system prompt,
         tool calling) -> turns until one ends the run -> report. `on_event(kind, data)`
         hears progress that parts report through `RunContext.emit` (e.g. sub-agents);
-        `on_question` answers the questions parts ask through `RunContext.ask`.
+        `on_question` answers the questions parts ask through `RunContext.ask`; `output`
+        asks for a typed final answer (`RunResult.output`).
         """
         run_id, agent_name = uuid.uuid4().hex, self.agent.name if self.agent else None
         ctx = self._context_of_run(on_compaction, on_event, on_question, run_id)
@@ -232,7 +243,7 @@ class Session:
                 answered.run_id = run_id
                 return answered
             await self._drop_stale_notifications(ctx)
-            run = await self._prepare(ctx, claimed, on_token, on_tool)
+            run = await self._prepare(ctx, claimed, on_token, on_tool, output)
             run.boundary = boundary
             while not run.done:
                 await self._turn(run)
@@ -304,13 +315,14 @@ class Session:
         claimed: int,
         on_token: TokenCallback | None,
         on_tool: ToolCallback | None,
+        output: OutputSpec | None = None,
     ) -> _Run:
         """The run's tools, system prompt and tool-calling strategy, and its budgets."""
         if self._session_usage is None:
             self._session_usage = await self._usage_so_far()
         agent, limits = self.agent, self.stack.limits
         toolbox = await Toolbox.collect(self.stack.tools, ctx)
-        calling = tool_calling(self.stack.adapter.capabilities, toolbox)
+        calling = tool_calling(self.stack.adapter.capabilities, toolbox, output)
         with telemetry.step_span(self.stack, "prompt", "prompt system"):
             system = calling.system_prompt(await self._system_prompt(toolbox))
         retrieved = await self._retrieved(ctx) if self.stack.retrievers else ""
@@ -326,6 +338,7 @@ class Session:
             reminder=RequirementReminder(agent.completion_requirement if agent else None),
             on_token=on_token,
             on_tool=on_tool,
+            output=output,
         )
 
     def _report(self, run: _Run) -> RunResult:
@@ -479,9 +492,36 @@ class Session:
             else:
                 await self.stack.store.append(self.id, await run.reminder.next())
             return
+        if run.output is not None and not await self._output_accepted(run, run.output, content):
+            return
         if await self._stop_overruled(run, content):
             return
         run.finish(Outcome.COMPLETED)
+
+    async def _output_accepted(self, run: _Run, output: OutputSpec, content: str) -> bool:
+        """Whether the answer is a valid output (kept in `result.output`). An invalid one gets
+        its errors back for another try, `output.retries` times; then the run ends
+        INVALID_OUTPUT with them."""
+        try:
+            run.result.output = await output.check(content)
+        except OutputInvalid as invalid:
+            run.result.output_errors = invalid.errors
+            if run.output_retries >= output.retries:
+                run.finish(Outcome.INVALID_OUTPUT)
+                return False
+            run.output_retries += 1
+            problems = "\n".join(f"- {error}" for error in invalid.errors)
+            await self.stack.store.append(
+                self.id,
+                note(
+                    f"Your answer is not valid:\n{problems}\nReply again with the corrected "
+                    "answer only, in the required JSON form.",
+                    "invalid-output",
+                ),
+            )
+            return False
+        run.result.output_errors = []
+        return True
 
     async def _stop_overruled(self, run: _Run, reply: str) -> bool:
         """True when an `agentframe_run_stopping` hook gives a reason to go on (bounded by

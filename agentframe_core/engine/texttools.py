@@ -25,8 +25,9 @@ __all__ = [
 ]
 
 
-def tools_prompt(tools: list[ToolSpec], *, constrained: bool) -> str:
-    """The system-prompt section that teaches a model to call `tools` in JSON."""
+def tools_prompt(tools: list[ToolSpec], *, constrained: bool, typed: bool = False) -> str:
+    """The system-prompt section that teaches a model to call `tools` in JSON (`typed`: the
+    final answer's form is said elsewhere, by the output's instructions)."""
     lines = ["# How to call tools", "", "Each tool, with the JSON schema of its arguments:"]
     for spec in tools:
         params = json.dumps(spec.parameters.get("properties", {}), ensure_ascii=False)
@@ -38,6 +39,8 @@ def tools_prompt(tools: list[ToolSpec], *, constrained: bool) -> str:
         "You will get its result in the next message. One call per reply: this overrides",
         "any advice above about several calls in the same reply.",
     ]
+    if typed:
+        return "\n".join(lines)
     if constrained:
         lines.append('When you have the final answer, reply {"answer": "<your answer>"}.')
         lines.append('When a tool result answers the question, reply {"answer": "..."} with it.')
@@ -47,8 +50,9 @@ def tools_prompt(tools: list[ToolSpec], *, constrained: bool) -> str:
     return "\n".join(lines)
 
 
-def union_schema(tools: list[ToolSpec]) -> dict[str, Any]:
-    """One object per tool (its name as a constant, its arguments schema), or a final answer."""
+def union_schema(tools: list[ToolSpec], answer: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One object per tool (its name as a constant, its arguments schema), or a final answer
+    (text, or a value of the `answer` schema)."""
     options: list[dict[str, Any]] = [
         {
             "type": "object",
@@ -61,7 +65,7 @@ def union_schema(tools: list[ToolSpec]) -> dict[str, Any]:
     options.append(
         {
             "type": "object",
-            "properties": {"answer": {"type": "string"}},
+            "properties": {"answer": answer if answer is not None else {"type": "string"}},
             "required": ["answer"],
             "additionalProperties": False,
         }
@@ -123,7 +127,8 @@ def parse_reply(text: str, *, constrained: bool = False) -> ParsedReply:
             return ParsedReply(error='"args" must be a JSON object')
         return ParsedReply(call=ToolCall(new_id(), name, args))
     if "answer" in value:
-        return ParsedReply(answer=str(value["answer"]))
+        answer = value["answer"]  # a typed answer stays JSON, for its output check
+        return ParsedReply(answer=answer if isinstance(answer, str) else json.dumps(answer))
     if constrained:
         return ParsedReply(error='the JSON object needs a "tool" key (or an "answer")')
     return ParsedReply(answer=stripped)

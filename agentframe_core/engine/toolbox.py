@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..contract.configtypes import Limits
 from ..contract.definition import AgentDefinition
@@ -35,6 +36,35 @@ class ToolCallRecord:
     call: ToolCall
     result: ToolResult
     seconds: float
+
+    @property
+    def name(self) -> str:
+        return self.call.name
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return self.call.arguments
+
+    @property
+    def content(self) -> str:
+        """What the tool returned, as the model read it (`run --json`'s `result`)."""
+        return self.result.content
+
+    @property
+    def is_error(self) -> bool:
+        return self.result.is_error
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as `run --json` prints it."""
+        return {
+            "id": self.call.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "result": self.content,
+            "is_error": self.is_error,
+            "seconds": round(self.seconds, 6),
+            **({"meta": self.result.meta} if self.result.meta else {}),
+        }
 
 
 @dataclass(slots=True)
