@@ -57,6 +57,15 @@ def test_a_valid_config(host, tmp_path):
     assert config.limits == Limits(max_turns=5)
 
 
+def test_a_config_path_may_be_a_string(host, tmp_path, monkeypatch):
+    """As `run(config="main.yaml")` takes it; it failed with `'str' object has no attribute
+    'parent'` (issue 39)."""
+    write(tmp_path, GOOD)
+    monkeypatch.chdir(tmp_path)
+    config = load_config(host, "agentframe.yaml")
+    assert config.file == Path("agentframe.yaml") and config.adapter.name == "scripted"
+
+
 def test_misspelled_option_names_file_line_and_path(host, tmp_path):
     path = write(tmp_path, GOOD.replace("  replies:", "  replys:"))
     assert issues(host, path) == [

@@ -80,8 +80,10 @@ def default_config_text() -> str:
     return resources.files("agentframe_core").joinpath("default.yaml").read_text()
 
 
-def read_config(file: Path | None, profile: str | None = None) -> Located:
+def read_config(file: str | Path | None, profile: str | None = None) -> Located:
     """Parse, select the profile, and interpolate; no part is looked up yet."""
+    if isinstance(file, str):  # as `run(config="main.yaml")` takes it
+        file = Path(file)
     if file is None:
         located = load_yaml_text(default_config_text(), None)
     else:
@@ -197,7 +199,9 @@ def _interpolate(value: Any, path: YamlPath, located: Located, issues: list[Conf
 # -- validating against the installed parts -----------------------------------------------------
 
 
-def load_config(host: PluginHost, file: Path | None = None, profile: str | None = None) -> Config:
+def load_config(
+    host: PluginHost, file: str | Path | None = None, profile: str | None = None
+) -> Config:
     """Read `file` (None: the embedded default) and validate it against installed parts."""
     return validate_config(host, read_config(file, profile))
 
