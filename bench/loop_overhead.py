@@ -5,7 +5,8 @@ the `scripted` adapter, the in-memory store and the verbatim builder, each on a 
 with the default system prompt, as users run it (every run is checked: completed, 2 turns).
 Side by side in the same run: an explicit system prompt (no assembly), and the default prompt
 with its cache emptied before each run (what every new session paid before the cache). Also:
-how a run's cost grows with the session's history (0 to 200 prior runs).
+how a run's cost grows with the session's history (0 to 200 prior runs), and the same run
+through `Agent(...).run()` (goal: at most 5% over `Session(stack).run()`).
 
     python bench/loop_overhead.py [--runs 2000]
 """
@@ -19,6 +20,7 @@ import statistics
 import time
 
 from agentframe_core import (
+    Agent,
     FunctionToolset,
     Limits,
     MemoryStore,
@@ -90,6 +92,26 @@ async def framework_runs(
     return seconds
 
 
+async def agent_runs(runs: int) -> tuple[list[float], list[float]]:
+    """Seconds per run through `Agent(...).run()` and, alternating, through
+    `Session(stack).run()` on the agent's own stack (the same parts built by the same recipe,
+    the installed plugins' runtime hooks included), each run on a new session."""
+    through_agent, through_session = [], []
+    async with Agent(ScriptedAdapter(REPLIES, cycle=True), tools=[add]) as agent:
+        built = await agent.stack()
+        for _ in range(runs):
+            for seconds, run in (
+                (through_agent, lambda: agent.run("2+3?")),
+                (through_session, lambda: Session(built).run("2+3?")),
+            ):
+                started = time.perf_counter()
+                result = await run()
+                seconds.append(time.perf_counter() - started)
+                if result.outcome is not Outcome.COMPLETED or result.turns != 2:
+                    raise SystemExit(f"a run went wrong: {result.outcome}, {result.turns} turns")
+    return through_agent, through_session
+
+
 async def growth(window: int = 20) -> list[tuple[int, float]]:
     """Median µs per run after 0, 50, 100 and 200 prior runs on one session."""
     session = Session(stack(), system="bench")
@@ -104,11 +126,15 @@ async def growth(window: int = 20) -> list[tuple[int, float]]:
 async def main(runs: int) -> None:
     await framework_runs(50)  # warm up imports and caches
     await framework_runs(50, system="bench")
+    await agent_runs(50)
     gc.collect()
     # Interleave the variants in rounds so machine noise hits them alike.
-    default, cold, explicit, baseline = [], [], [], []
+    default, cold, explicit, baseline, agent, agent_session = [], [], [], [], [], []
     for _ in range(5):
         default.append(statistics.median(await framework_runs(runs // 5)))
+        through_agent, through_session = await agent_runs(runs // 5)
+        agent.append(statistics.median(through_agent))
+        agent_session.append(statistics.median(through_session))
         cold.append(statistics.median(await framework_runs(runs // 5, cold=True)))
         explicit.append(statistics.median(await framework_runs(runs // 5, system="bench")))
         baseline.append(await plain_loop(runs // 5))
@@ -118,8 +144,12 @@ async def main(runs: int) -> None:
     print(f"  agentframe, default prompt (cached)      {fw:8.1f} µs")
     print(f"  agentframe, default prompt, cache empty  {before:8.1f} µs   (before the cache)")
     print(f"  agentframe, explicit system prompt       {bare:8.1f} µs")
+    coded, hooked = statistics.median(agent) * 1e6, statistics.median(agent_session) * 1e6
+    print(f"  Agent(...).run(), default prompt         {coded:8.1f} µs")
+    print(f"  Session(stack).run() on the Agent's stack {hooked:7.1f} µs   (plugins' hooks in)")
     print(f"  plain loop                               {base:8.1f} µs")
     print(f"  ratio default / plain loop               {fw / base:8.1f}x")
+    print(f"  Agent over Session (goal: at most 5%)    {(coded / hooked - 1) * 100:+7.1f} %")
     print(
         f"  prompt assembly per new session: {fw - bare:.1f} µs cached, {before - bare:.1f} µs "
         "uncached (goal: at most 50 µs when nothing changed)"
