@@ -12,7 +12,7 @@ from typing import Any
 
 from ..parts.scripted import ScriptedAdapter, ScriptedOptions, ScriptedReply, ScriptExhaustedError
 from .children import Child, start_together
-from .cli import run_cli
+from .cli import cli_command, cli_env, run_cli
 from .waiting import eventually, eventually_async
 
 #: The kits, the scenario data an adapter's or loader's own tests reuse, and the venv helpers
@@ -40,6 +40,8 @@ _KITS = {
 __all__ = [
     "ScriptExhaustedError",
     "run_cli",
+    "cli_command",
+    "cli_env",
     "eventually",
     "eventually_async",
     "Child",
