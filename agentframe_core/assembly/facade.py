@@ -18,6 +18,7 @@ from ..contract.definition import AgentDefinition
 from ..contract.errors import EventLoopRunningError
 from ..contract.protocols import Stack
 from ..contract.questions import QuestionCallback
+from ..engine.output import OutputSpec
 from ..engine.session import (
     CompactionCallback,
     EventCallback,
@@ -44,12 +45,14 @@ def run(
     on_event: EventCallback | None = None,
     on_new_session: Callable[[str], object] | None = None,
     on_question: QuestionCallback | None = None,
+    output: OutputSpec | None = None,
 ) -> RunResult:
     """Answer `prompt` to completion with the configured stack (`config`: a file, else
     `$AGENTFRAME_CONFIG`, `./agentframe.yaml` or the embedded default). `on_new_session` is
     called with `session_id` when the store has no such session yet (a typo, or a new one);
     `on_question` answers the questions parts ask (none: they are declined). `agent` is an
-    agent's name, or a definition already found (a slash command's). Raises
+    agent's name, or a definition already found (a slash command's); `output` the typed
+    answer asked for (`RunResult.output`). Raises
     EventLoopRunningError where an event loop runs (async code awaits `Session.run`)."""
     refuse_running_loop()
     from .catalog import find_agents
@@ -77,6 +80,7 @@ def run(
                 on_compaction=on_compaction,
                 on_event=on_event,
                 on_question=on_question,
+                output=output,
             )
             await session.end()
             return result

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..contract.configtypes import Config
     from ..contract.definition import AgentDefinition
     from ..contract.reports import CompactionReport
+    from ..engine.output import OutputSpec
     from ..engine.session import RunResult, Session
     from ..engine.toolbox import ToolCallRecord
     from .slash import ChatCommands, ChatStep
@@ -130,6 +131,8 @@ def result_json(result: RunResult, config: Config | None = None) -> dict[str, An
         "run_id": result.run_id,
         "outcome": result.outcome.value,
         "reply": result.reply,
+        **({"output": result.output} if result.output is not None else {}),
+        **({"output_errors": result.output_errors} if result.output_errors else {}),
         "truncated": _cut(result, config),
         "over_budget": (
             dict(zip(("prompt_tokens", "budget_tokens"), result.over_budget, strict=True))
@@ -187,6 +190,8 @@ def _report(result: RunResult, streamed: bool, config: Config | None = None) -> 
         warn(_cut_message(cut, config))
     if result.outcome is not Outcome.COMPLETED and result.outcome is not Outcome.TERMINAL_TOOL:
         warn(f"stopped: {result.outcome.value} after {result.turns} model call(s)")
+    for error in result.output_errors:
+        warn(f"not valid against the output schema: {error}")
 
 
 _agent_option = click.option(
@@ -248,6 +253,13 @@ def _show_prompts() -> None:
 @_last_option
 @click.option("--new", is_flag=True, help="The --session is a new one (no notice on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object when done.")
+@click.option(
+    "--output-schema",
+    "output_schema",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A JSON Schema file: the answer must match it; prints the validated JSON (exit 1 "
+    "when it never did: outcome invalid_output).",
+)
 @_show_prompt_option
 @pass_app
 def run(
@@ -258,6 +270,7 @@ def run(
     last: bool,
     new: bool,
     as_json: bool,
+    output_schema: Path | None,
     show_prompt: bool,
 ) -> None:
     """Answer PROMPT to completion, streaming tokens and showing each tool call.
@@ -281,6 +294,8 @@ def run(
     if show_prompt:
         _show_prompts()
     with _json_errors(as_json):
+        output = _output_spec(output_schema) if output_schema is not None else None
+        typed = as_json or output is not None  # a typed answer is printed once, validated
         text, agent = expand_prompt(app, " ".join(prompt), agent_name, Path.cwd())
         result = run_prompt(
             text,
@@ -288,14 +303,37 @@ def run(
             profile=app.profile,
             agent=agent,
             session_id=_pick_session(app, session_id, last),
-            on_token=None if as_json else on_token,
+            on_token=None if typed else on_token,
             on_tool=None if as_json else _show_tool,
             on_compaction=None if as_json else _show_compaction,
             on_event=None if as_json else _show_event,
             on_new_session=None if new else _notice_new_session,
             on_question=TerminalAsker(stdin_lines()) if sys.stdin.isatty() else None,
+            output=output,
         )
     _finish(app, result, streamed, as_json)
+
+
+def _output_spec(path: Path) -> OutputSpec:
+    """The `--output-schema` file as an OutputSpec; a ConfigError naming the file when it
+    cannot be read, is not JSON, or is not a JSON Schema."""
+    import json
+
+    from ..contract.errors import ConfigError, ConfigIssue
+    from ..engine.output import OutputSpec
+    from ..engine.validation import ToolSchemaError
+    from ..support.files import CONFIG_FILE_LIMIT, FileReadError, read_text_file
+
+    try:
+        schema = json.loads(read_text_file(path, CONFIG_FILE_LIMIT, "output schema"))
+        if not isinstance(schema, dict):
+            raise ValueError("it is not a JSON object")
+        return OutputSpec.of(schema)
+    except FileReadError as err:
+        problem = f"cannot read the output schema: {err.reason}"
+    except (ValueError, ToolSchemaError) as err:
+        problem = f"not a usable JSON Schema: {err}"
+    raise ConfigError([ConfigIssue(path, "", problem)])
 
 
 def _finish(app: App, result: RunResult, streamed: bool, as_json: bool) -> None:
@@ -306,6 +344,9 @@ def _finish(app: App, result: RunResult, streamed: bool, as_json: bool) -> None:
     config = app.config()
     if as_json:
         emit_json(result_json(result, config))
+    elif result.output is not None:
+        emit_json(result.output)
+        click.secho(f"session: {result.session_id}", dim=True, err=True)
     else:
         _report(result, streamed, config)
         click.secho(f"session: {result.session_id}", dim=True, err=True)
