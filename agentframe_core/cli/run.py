@@ -283,19 +283,12 @@ def run(
     from ..assembly.facade import run as run_prompt
     from .slash import expand_prompt
 
-    streamed = False
-
-    def on_token(token: str) -> None:
-        nonlocal streamed
-        streamed = True
-        click.echo(token, nl=False)
-
+    tokens = _Tokens()
     _announce_config(app)
     if show_prompt:
         _show_prompts()
     with _json_errors(as_json):
         output = _output_spec(output_schema) if output_schema is not None else None
-        typed = as_json or output is not None  # a typed answer is printed once, validated
         text, agent = expand_prompt(app, " ".join(prompt), agent_name, Path.cwd())
         result = run_prompt(
             text,
@@ -303,7 +296,7 @@ def run(
             profile=app.profile,
             agent=agent,
             session_id=_pick_session(app, session_id, last),
-            on_token=None if typed else on_token,
+            on_token=None if as_json or output else tokens,  # typed: printed once, valid
             on_tool=None if as_json else _show_tool,
             on_compaction=None if as_json else _show_compaction,
             on_event=None if as_json else _show_event,
@@ -311,7 +304,18 @@ def run(
             on_question=TerminalAsker(stdin_lines()) if sys.stdin.isatty() else None,
             output=output,
         )
-    _finish(app, result, streamed, as_json)
+    _finish(app, result, tokens.streamed, as_json)
+
+
+class _Tokens:
+    """Streams a reply's tokens to stdout, remembering whether any came."""
+
+    def __init__(self) -> None:
+        self.streamed = False
+
+    def __call__(self, token: str) -> None:
+        self.streamed = True
+        click.echo(token, nl=False)
 
 
 def _output_spec(path: Path) -> OutputSpec:
