@@ -1,4 +1,4 @@
-"""Helpers of the agentfs tests: drainer processes, the CLI, waiting. (Named uniquely: the
+"""Helpers of the agentfs tests: drainer processes and their task folders. (Named uniquely: the
 conftest puts this folder on `sys.path`.)"""
 
 from __future__ import annotations
@@ -7,14 +7,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agentframe_agentfs import Folder
 from agentframe_agentfs.liveness import read_beats
+
+from agentframe_core.testing import eventually
 
 HERE = Path(__file__).parent
 BASE_DRAINER = HERE / "base_drainer.py"
@@ -25,16 +24,6 @@ def environment(cache: Path) -> dict[str, str]:
     for name in ("AGENTFRAME_CONFIG", "AGENTFRAME_PROFILE", "AGENTFRAME_AGENTFS_DIR"):
         env.pop(name, None)
     return env
-
-
-def wait_until(condition: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what or condition}")
 
 
 class DrainerProcess:
@@ -73,25 +62,13 @@ class DrainerProcess:
             beats = read_beats(Folder(self.folder), with_info=True)
             return any(beat.info.get("pid") == self.pid for beat in beats)
 
-        wait_until(beating, timeout, "the drainer's heartbeat")
+        eventually(beating, timeout, what="the drainer's heartbeat")
         return self
 
     def stop(self, signum: int = signal.SIGTERM, timeout: float = 30.0) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signum)
         return self.process.wait(timeout)
-
-
-def run_agentframe(cwd: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """`agentframe ARGS` in `cwd`, as a user runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "agentframe_core", *args],
-        cwd=cwd,
-        env=environment(cwd / "cache"),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def envelopes(folder: Path) -> list[dict[str, Any]]:

@@ -20,6 +20,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from agentfs_procs import BASE_DRAINER, DrainerProcess, environment
 
 
+@pytest.fixture(autouse=True)
+def _no_profile_or_folder_from_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caller's profile or agent-mode folder would steer every `run_cli` and drainer."""
+    for name in ("AGENTFRAME_PROFILE", "AGENTFRAME_AGENTFS_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def start_drainer(tmp_path: Path) -> Iterator[Callable[..., DrainerProcess]]:
     """Start `agentframe agent-mode serve` answering with the scripted adapter."""

@@ -21,9 +21,9 @@ from agentframe_agentfs import (
     NoDrainerError,
     TaskTimeoutError,
 )
-from agentfs_procs import wait_until
 
 from agentframe_core import CompletionRequest, Message
+from agentframe_core.testing import eventually_async
 
 
 def ask(text: str, label: str = "test:1") -> CompletionRequest:
@@ -80,7 +80,7 @@ async def test_heartbeat_loss_fails_fast(tmp_path, start_drainer) -> None:
     fs = adapter(tmp_path, timeout_seconds=120, heartbeat_grace=1.0)
     waiting = asyncio.create_task(fs.complete(ask("slow one")))
     paths = fs.folder.paths(fs.envelope(ask("slow one"))["task_id"])
-    await asyncio.to_thread(wait_until, paths.claim.exists, 30, "the drainer's claim")
+    await eventually_async(paths.claim.exists, 30, what="the drainer's claim")
     drainer.process.send_signal(signal.SIGKILL)
     killed = time.monotonic()
     with pytest.raises(DrainerLostError) as err:
@@ -103,7 +103,8 @@ async def test_heartbeat_off_ignores_a_dead_drainer(tmp_path, start_drainer) -> 
     drainer = start_drainer(tmp_path, [{"content": "x", "delay": 120}])
     fs = adapter(tmp_path, timeout_seconds=2.5, heartbeat="off", heartbeat_grace=0.5)
     waiting = asyncio.create_task(fs.complete(ask("off")))
-    await asyncio.sleep(0.5)
+    claim = fs.folder.paths(fs.envelope(ask("off"))["task_id"]).claim
+    await eventually_async(claim.exists, 30, what="the drainer's claim")
     drainer.process.send_signal(signal.SIGKILL)
     with pytest.raises(TaskTimeoutError):
         await waiting
@@ -116,7 +117,7 @@ async def test_sigterm_gives_claimed_tasks_back_and_waiters_learn_it(
     fs = adapter(tmp_path, timeout_seconds=120, heartbeat_grace=5)
     waiting = [asyncio.create_task(fs.complete(ask(f"q{i}"))) for i in range(2)]
     claims = [fs.folder.paths(fs.envelope(ask(f"q{i}"))["task_id"]).claim for i in range(2)]
-    await asyncio.to_thread(wait_until, lambda: all(c.exists() for c in claims), 30, "claims")
+    await eventually_async(lambda: all(c.exists() for c in claims), 30, what="claims")
     stopped = time.monotonic()
     assert drainer.stop(signal.SIGTERM, timeout=10) == 0
     assert time.monotonic() - stopped < 5
@@ -134,7 +135,7 @@ async def test_a_drainer_killed_mid_task_is_replaced_and_never_half_read(
     fs = adapter(tmp_path, timeout_seconds=60, heartbeat="off")
     waiting = asyncio.create_task(fs.complete(ask("who answers?")))
     paths = fs.folder.paths(fs.envelope(ask("who answers?"))["task_id"])
-    await asyncio.to_thread(wait_until, paths.claim.exists, 30, "the first drainer's claim")
+    await eventually_async(paths.claim.exists, 30, what="the first drainer's claim")
     first.process.send_signal(signal.SIGKILL)
     first.process.wait(10)
     assert paths.claim.exists()  # the dead drainer's claim is left behind...
@@ -157,7 +158,7 @@ async def test_a_base_drainer_dying_mid_write_is_never_read(
     half = paths.answer.read_bytes()
     with pytest.raises(ValueError):
         json.loads(half)  # a half answer sits at the final name, with no sentinel
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(0.5)  # time on purpose: nothing may happen meanwhile
     assert not waiting.done()  # ...and the adapter, waiting for `.done`, has not read it
     start_drainer(tmp_path, ["whole"])
     assert (await asyncio.wait_for(waiting, 30)).content == "whole"
@@ -239,7 +240,7 @@ async def test_a_malformed_envelope_gets_an_error_answer(tmp_path, start_drainer
     paths.task.write_text("not json")
     (folder.inbox / "not-an-id.task.json").write_text("{}")
     drainer = start_drainer(tmp_path, ["unused"])
-    await asyncio.to_thread(wait_until, paths.done.exists, 30, "the error answer")
+    await eventually_async(paths.done.exists, 30, what="the error answer")
     answer = json.loads(paths.answer.read_text())
     assert answer["answer"] == "" and "malformed task envelope" in answer["error"]
     assert str(paths.task) in answer["error"]

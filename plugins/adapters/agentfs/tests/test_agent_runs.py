@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from agentfs_procs import envelopes, run_agentframe
+from agentfs_procs import envelopes
+
+from agentframe_core.testing import run_cli
 
 QUESTION = "What is 2+3? Use the add tool."
 
@@ -30,7 +32,7 @@ def pipeline_config(workdir: Path, **adapter: object) -> Path:
 
 
 def check_run(workdir: Path, reply: str) -> list[dict[str, object]]:
-    done = run_agentframe(workdir, "run", QUESTION)
+    done = run_cli(workdir, "run", QUESTION)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == reply
     assert "→ add(a=2, b=3) = 5" in done.stderr
@@ -81,11 +83,11 @@ def test_a_rerun_of_the_same_session_context_is_served_from_answers(
     """Answers stay on disk: a task asked again (same prompt, same label) is not re-asked."""
     pipeline_config(tmp_path, heartbeat="off")
     drainer = start_drainer(tmp_path / "work", ["Hello."])
-    assert run_agentframe(tmp_path, "run", "--session", "s1", "Hi").stdout.strip() == "Hello."
+    assert run_cli(tmp_path, "run", "--session", "s1", "Hi").stdout.strip() == "Hello."
     assert drainer.stop() == 0
     (task,) = envelopes(tmp_path / "work")
     assert task["context_label"] == "agent:s1:0"
     # no drainer now; a fresh store, the same session id and prompt: the answer is on disk
-    again = run_agentframe(tmp_path, "run", "--session", "s1", "Hi", timeout=60)
+    again = run_cli(tmp_path, "run", "--session", "s1", "Hi", timeout=60)
     assert again.returncode == 0, again.stderr
     assert again.stdout.strip() == "Hello."

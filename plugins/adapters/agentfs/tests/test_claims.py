@@ -16,6 +16,8 @@ from agentframe_agentfs.contract import task_id
 from agentframe_agentfs.liveness import Heartbeat
 from agentfs_procs import environment
 
+from agentframe_core.testing import eventually
+
 RACER = """
 import json, sys, time
 from pathlib import Path
@@ -24,6 +26,7 @@ from agentframe_agentfs.claims import take_over_if_stale, try_claim
 root, name, mode, go = Path(sys.argv[1]), sys.argv[2], sys.argv[3], Path(sys.argv[4])
 folder = Folder(root)
 ids = json.loads((root / "ids.json").read_text())
+(root / f"ready-{name}").touch()
 while not go.exists():
     time.sleep(0.001)
 won = []
@@ -46,7 +49,8 @@ def race(tmp_path: Path, mode: str, ids: list[str], racers: int = 4) -> list[lis
         )
         for i in range(racers)
     ]
-    time.sleep(0.5)  # every racer is up and spinning on the go file
+    up = [tmp_path / f"ready-racer{i}" for i in range(racers)]
+    eventually(lambda: all(p.exists() for p in up), 60, what="every racer to spin on `go`")
     go.touch()
     for process in processes:
         assert process.wait(60) == 0

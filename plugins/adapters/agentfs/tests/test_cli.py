@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 from agentframe_agentfs import AgentFSAdapter, AgentFSOptions, TaskTimeoutError
-from agentfs_procs import run_agentframe
 
 from agentframe_core import CompletionRequest, Message
+from agentframe_core.testing import eventually_async, run_cli
 
 
 async def leave_tasks(folder: Path, *texts: str) -> list[str]:
@@ -28,7 +28,7 @@ async def leave_tasks(folder: Path, *texts: str) -> list[str]:
 
 
 def cli_json(cwd: Path, *args: str) -> object:
-    done = run_agentframe(cwd, "agent-mode", *args, "--dir", str(cwd / "work"), "--json")
+    done = run_cli(cwd, "agent-mode", *args, "--dir", str(cwd / "work"), "--json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -40,7 +40,7 @@ async def test_list_answer_show_retry_status(tmp_path: Path) -> None:
         (first, "pending", "s0"),
         (second, "pending", "s1"),
     ]
-    done = run_agentframe(
+    done = run_cli(
         tmp_path, "agent-mode", "answer", first[:10], "--dir", str(tmp_path / "work"),
         "--file", str(_write(tmp_path / "a.txt", "```json\n{\"n\": 1}\n```")),
     )  # fmt: skip
@@ -77,10 +77,9 @@ async def test_a_person_answers_a_waiting_adapter(tmp_path: Path) -> None:
     waiting = asyncio.create_task(fs.complete(request))
     task_id = fs.envelope(request)["task_id"]
     paths = fs.folder.paths(task_id)
-    while not paths.task.exists():
-        await asyncio.sleep(0.01)
+    await eventually_async(paths.task.exists, 30, what="the task")
     done = await asyncio.to_thread(
-        run_agentframe,
+        run_cli,
         tmp_path, "agent-mode", "answer", task_id, "--dir", str(tmp_path / "work"),
         "--file", str(_write(tmp_path / "name.txt", "Ada")),
     )  # fmt: skip
@@ -96,21 +95,21 @@ async def test_bad_ids_and_missing_folders_exit_1(tmp_path: Path) -> None:
         (["show", ""], "is not a task id"),
         (["retry", "zz"], "is not a task id"),
     ]:
-        done = run_agentframe(tmp_path, "agent-mode", *args, "--dir", str(tmp_path / "work"))
+        done = run_cli(tmp_path, "agent-mode", *args, "--dir", str(tmp_path / "work"))
         assert done.returncode == 1 and message in done.stderr, (args, done.stderr)
     # with 11 tasks, some one-character prefix is shared by two of them
     ids = [t["id"] for t in cli_json(tmp_path, "list")]  # type: ignore[index, union-attr]
     shared = next(p for p in "0123456789abcdef" if sum(i.startswith(p) for i in ids) > 1)
-    done = run_agentframe(tmp_path, "agent-mode", "show", shared, "--dir", str(tmp_path / "work"))
+    done = run_cli(tmp_path, "agent-mode", "show", shared, "--dir", str(tmp_path / "work"))
     assert done.returncode == 1 and "ambiguous" in done.stderr
-    done = run_agentframe(tmp_path, "agent-mode", "status", "--dir", str(tmp_path / "nowhere"))
+    done = run_cli(tmp_path, "agent-mode", "status", "--dir", str(tmp_path / "nowhere"))
     assert done.returncode == 1 and "no agent-mode folder at" in done.stderr
 
 
 def test_serve_refuses_agentfs_as_its_own_adapter(tmp_path: Path) -> None:
     config = tmp_path / "loop.yaml"
     config.write_text("adapter:\n  use: agentfs\n  dir: work\n")
-    done = run_agentframe(tmp_path, "agent-mode", "serve", "--config", str(config))
+    done = run_cli(tmp_path, "agent-mode", "serve", "--config", str(config))
     assert done.returncode == 2
     assert f"{config}:2: adapter.use: a drainer answers with a real model" in done.stderr
 
@@ -118,7 +117,7 @@ def test_serve_refuses_agentfs_as_its_own_adapter(tmp_path: Path) -> None:
 def test_serve_reports_a_bad_config_with_its_line(tmp_path: Path) -> None:
     config = tmp_path / "drainer.yaml"
     config.write_text("adapter:\n  use: scripted\n  replys: [hi]\n")
-    done = run_agentframe(tmp_path, "agent-mode", "serve", "--config", str(config))
+    done = run_cli(tmp_path, "agent-mode", "serve", "--config", str(config))
     assert done.returncode == 2
     assert f"{config}:3: adapter.replys: unknown option for 'scripted'" in done.stderr
 
@@ -130,9 +129,9 @@ def test_serve_uses_a_profile_of_the_pipeline_config(tmp_path: Path) -> None:
         "profiles": {"drainer": {"adapter": {"use": "scripted", "replies": ["hi"]}}},
     }
     (tmp_path / "agentframe.yaml").write_text(yaml.safe_dump(config))
-    done = run_agentframe(tmp_path, "agent-mode", "serve", "--profile", "nope")
+    done = run_cli(tmp_path, "agent-mode", "serve", "--profile", "nope")
     assert done.returncode == 2 and "unknown profile 'nope' (drainer)" in done.stderr
-    done = run_agentframe(tmp_path, "agent-mode", "serve")
+    done = run_cli(tmp_path, "agent-mode", "serve")
     assert done.returncode == 2 and "a drainer answers with a real model" in done.stderr
 
 
@@ -141,7 +140,7 @@ def test_agentfs_options_are_validated_with_their_path(tmp_path: Path) -> None:
         "adapter:\n  use: agentfs\n  heartbeat: sometimes\n  timeout_seconds: -1\n"
         "store: memory\ncontext: verbatim\n"
     )
-    done = run_agentframe(tmp_path, "config", "check")
+    done = run_cli(tmp_path, "config", "check")
     assert done.returncode == 2
     assert "agentframe.yaml:3: adapter.heartbeat: " in done.stderr
     assert "agentframe.yaml:4: adapter.timeout_seconds: " in done.stderr
@@ -150,20 +149,20 @@ def test_agentfs_options_are_validated_with_their_path(tmp_path: Path) -> None:
 def test_install_skill(tmp_path: Path) -> None:
     dest = tmp_path / "skills" / "agentframe-agent-mode"
     shipped = resources.files("agentframe_agentfs").joinpath("skill/SKILL.md").read_text()
-    done = run_agentframe(tmp_path, "agent-mode", "install-skill", "--dest", str(dest))
+    done = run_cli(tmp_path, "agent-mode", "install-skill", "--dest", str(dest))
     assert done.returncode == 0, done.stderr
     installed = (dest / "SKILL.md").read_text()
     assert installed == shipped
     front = yaml.safe_load(installed.split("---\n")[1])
     assert front["name"] == "agentframe-agent-mode" == dest.name
     assert "agent_inbox" in front["description"]
-    again = run_agentframe(tmp_path, "agent-mode", "install-skill", "--dest", str(dest), "--json")
+    again = run_cli(tmp_path, "agent-mode", "install-skill", "--dest", str(dest), "--json")
     assert json.loads(again.stdout) == {"installed": str(dest / "SKILL.md"), "changed": False}
     (dest / "SKILL.md").write_text("my edits")
-    refused = run_agentframe(tmp_path, "agent-mode", "install-skill", "--dest", str(dest))
+    refused = run_cli(tmp_path, "agent-mode", "install-skill", "--dest", str(dest))
     assert refused.returncode == 1 and "--force" in refused.stderr
     assert (dest / "SKILL.md").read_text() == "my edits"
-    forced = run_agentframe(tmp_path, "agent-mode", "install-skill", "--dest", str(dest), "--force")
+    forced = run_cli(tmp_path, "agent-mode", "install-skill", "--dest", str(dest), "--force")
     assert forced.returncode == 0 and (dest / "SKILL.md").read_text() == shipped
 
 
@@ -192,7 +191,7 @@ async def test_answer_refuses_to_overwrite_an_answer_without_force(tmp_path: Pat
 
     def answer(text: str, *extra: str):  # type: ignore[no-untyped-def]
         source = _write(tmp_path / f"{text}.txt", text)
-        return run_agentframe(
+        return run_cli(
             tmp_path, "agent-mode", "answer", task, *where, "--file", str(source), *extra
         )
 
