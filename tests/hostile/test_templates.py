@@ -43,9 +43,9 @@ HOSTILE = {
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_a_hostile_template_is_stopped_quickly_with_a_named_error(case: str):
     source, message = HOSTILE[case]
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: a loaded machine does not stretch it
     template = PromptTemplate(source, file=Path("a.md"), first_line=5, name="hostile")
-    compiled_in = time.monotonic() - started
+    compiled_in = time.process_time() - started
     with pytest.raises(AgentTemplateError) as caught:
         template.render({})
     assert message in caught.value.message, caught.value.message
@@ -106,7 +106,7 @@ def test_a_hostile_definition_is_listed_fast_and_refused_by_name(hostile, tmp_pa
     ],
 )
 def test_a_template_too_big_to_compile_quickly_is_refused_at_load(source: str, message: str):
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: a loaded machine does not stretch it
     with pytest.raises(AgentTemplateError, match=message):
         PromptTemplate(source, file=Path("a.md"), name="big")
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
