@@ -10,8 +10,7 @@ from pathlib import Path
 from agentframe_store_sqlite import SqliteStore
 
 from agentframe_core import Entry
-from agentframe_core.testing import eventually, run_cli
-from agentframe_core.testing.cli import cli_command, cli_env
+from agentframe_core.testing import cli_command, cli_env, eventually, run_cli
 
 
 def test_sessions_rm_during_a_chat_stops_its_turn_and_nothing_is_written(tmp_path: Path) -> None:
