@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from agentframe_store_postgres.testing import postgres_dsn
 
-from agentframe_core.testing import run_cli
-from agentframe_core.testing.cli import cli_command, cli_env
+from agentframe_core.testing import cli_command, cli_env, run_cli
 
 __all__ = ["agentframe", "dbos_worker", "postgres_dsn"]
 
