@@ -19,8 +19,7 @@ from agentframe_serve import Keys, ServeSettings, build_app
 from agentframe_serve.server import uvicorn_config
 
 from agentframe_core import PluginHost, build_stack, find_agents, load_config
-from agentframe_core.testing import eventually, eventually_async
-from agentframe_core.testing.cli import cli_command
+from agentframe_core.testing import cli_command, eventually, eventually_async
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # servekit and servetools (`use: functions` in the stacks)

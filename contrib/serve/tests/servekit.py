@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from agentframe_core.testing.cli import cli_env
+from agentframe_core.testing import cli_env
 
 HERE = Path(__file__).parent
 
