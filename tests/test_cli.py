@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentframe_core.testing import Child, eventually
-from agentframe_core.testing.cli import cli_command, cli_env, run_cli
+from agentframe_core.testing import Child, cli_command, cli_env, eventually, run_cli
 
 CONFIG = """\
 adapter:
