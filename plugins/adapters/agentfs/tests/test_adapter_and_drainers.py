@@ -119,8 +119,10 @@ async def test_sigterm_gives_claimed_tasks_back_and_waiters_learn_it(
     claims = [fs.folder.paths(fs.envelope(ask(f"q{i}"))["task_id"]).claim for i in range(2)]
     await eventually_async(lambda: all(c.exists() for c in claims), 30, what="claims")
     stopped = time.monotonic()
-    assert drainer.stop(signal.SIGTERM, timeout=10) == 0
-    assert time.monotonic() - stopped < 5
+    # it stops without finishing its 120 s tasks; the bound leaves a loaded machine room to
+    # start the handler and write the files back (5 s was once 9 s at a load of 8)
+    assert drainer.stop(signal.SIGTERM, timeout=60) == 0
+    assert time.monotonic() - stopped < 60
     assert not any(c.exists() for c in claims)
     assert list((tmp_path / "agent_heartbeat").iterdir()) == []
     for task in waiting:  # the heartbeat file is gone: no need to wait out the grace
