@@ -15,6 +15,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
@@ -25,7 +26,15 @@ from .errors import BinaryNotFoundError, ModelFetchError
 from .options import DEFAULT_MODEL, LlamaCppOptions, ModelOptions
 from .runtime import LlamaRuntime
 
-__all__ = ["REQUIRE_ENV", "llama_runtime", "options_for_tests", "shared_runtime", "unavailable"]
+__all__ = [
+    "REQUIRE_ENV",
+    "llama_runtime",
+    "llama_tools_url",
+    "llama_url",
+    "options_for_tests",
+    "shared_runtime",
+    "unavailable",
+]
 
 REQUIRE_ENV = "AGENTFRAME_REQUIRE_LLAMA"
 
@@ -71,3 +80,29 @@ def shared_runtime() -> LlamaRuntime:
 def llama_runtime() -> LlamaRuntime:
     """The real llama-server with SmolLM2, shared by the whole test session."""
     return shared_runtime()
+
+
+@pytest.fixture(scope="session")
+def llama_url(llama_runtime: LlamaRuntime) -> str:
+    """`/v1` of that llama-server: the OpenAI APIs, and Anthropic's Messages API at
+    `/v1/messages`."""
+    server = llama_runtime.servers.get(DEFAULT_MODEL)
+    if server is None:
+        unavailable("the shared llama-server did not start")
+    return f"{server.base_url}/v1"
+
+
+@pytest.fixture(scope="session")
+def llama_tools_url(llama_runtime: LlamaRuntime) -> Iterator[str]:
+    """`/v1` of a second llama-server for the same model with the bundled ChatML-with-tools
+    template (`--jinja --chat-template-file`), so native `tools`, tool calls and tool results
+    reach the prompt; one per test session, stopped at its end."""
+    found = llama_runtime.store.locate(DEFAULT_MODEL, llama_runtime.options.models[DEFAULT_MODEL])
+    assert found is not None
+    model = ModelOptions(path=found.path, ctx_size=2048, chat_template="chatml-tools")
+    with tempfile.TemporaryDirectory(prefix="agentframe-llama-tools-") as state:
+        runtime = LlamaRuntime(options_for_tests(models={"tools": model}), state_dir=Path(state))
+        try:
+            yield f"{asyncio.run(runtime.ensure('tools'))}/v1"
+        finally:
+            runtime.stop_owned()

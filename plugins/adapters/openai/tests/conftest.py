@@ -1,8 +1,6 @@
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from agentframe_adapter_openai.testing import ScriptedServer
@@ -14,37 +12,14 @@ def server() -> Iterator[ScriptedServer]:
         yield running
 
 
-@pytest.fixture(scope="session")
-def llama_url() -> str:
-    """`/v1` of the real llama-server (SmolLM2) the llamacpp plugin runs for the tests."""
-    try:
-        from agentframe_llamacpp.testing import shared_runtime, unavailable
-    except ImportError:
+try:
+    from agentframe_llamacpp.testing import llama_runtime, llama_tools_url, llama_url  # noqa: F401
+except ImportError:  # the real-server tests skip without the plugin that runs llama-server
+
+    @pytest.fixture(scope="session")
+    def llama_url() -> str:
         pytest.skip("agentframe-llamacpp is not installed: it runs the real llama-server")
-    runtime = shared_runtime()
-    server = runtime.servers.get("smollm2")
-    if server is None:
-        unavailable("the shared llama-server did not start")
-    return f"{server.base_url}/v1"
 
-
-@pytest.fixture(scope="module")
-def llama_tools_url(llama_url: str) -> Iterator[str]:
-    """`/v1` of a llama-server for the same model with llamacpp's bundled ChatML-with-tools
-    template (`--jinja --chat-template-file`), for the native tool path; stopped afterwards."""
-    import asyncio
-
-    from agentframe_llamacpp import LlamaRuntime, ModelOptions
-    from agentframe_llamacpp.testing import options_for_tests, shared_runtime
-
-    shared = shared_runtime()
-    found = shared.store.locate("smollm2", shared.options.models["smollm2"])
-    assert found is not None
-    model = ModelOptions(path=str(found.path), ctx_size=2048, chat_template="chatml-tools")
-    with tempfile.TemporaryDirectory() as state:
-        runtime = LlamaRuntime(options_for_tests(models={"tools": model}), state_dir=Path(state))
-        try:
-            url = asyncio.run(runtime.ensure("tools"))
-            yield f"{url}/v1"
-        finally:
-            runtime.stop_owned()
+    @pytest.fixture(scope="session")
+    def llama_tools_url(llama_url: str) -> str:
+        return llama_url
