@@ -38,6 +38,10 @@ from pydantic import ValidationError
 from agentframe_core import RunContext, ToolCall
 from agentframe_core.testing import run_cli
 
+#: A Python the sandbox can see, for the stdlib-only probes: this venv may sit under /tmp (a CI
+#: clone does), which the sandbox replaces with a private /tmp; its python links to this one.
+PYTHON = os.path.realpath(sys.executable)
+
 
 @pytest.fixture
 def bwrap(tmp_path: Path) -> None:
@@ -89,7 +93,7 @@ def server() -> Iterator[tuple[str, list[str]]]:
 def _fetch(url: str) -> str:
     """A command printing the body at `url` (Python's client: no curl needed)."""
     code = f"import urllib.request as u; print(u.urlopen({url!r}, timeout=10).read().decode())"
-    return f'{sys.executable} -c "{code}"'
+    return f'{PYTHON} -c "{code}"'
 
 
 def _bash(**arguments: Any) -> dict[str, Any]:
@@ -183,7 +187,7 @@ def test_host_sockets_in_run_are_hidden_unless_the_network_is_on(
 ) -> None:
     """A read-only bind does not stop connect(): with the network off /run is emptied."""
     code = f"import socket; socket.socket(socket.AF_UNIX).connect({str(run_socket)!r}); print('in')"
-    command = f'{sys.executable} -c "{code}"'
+    command = f'{PYTHON} -c "{code}"'
     (hidden,) = _run(tmp_path / "off", [command], sandbox="on")
     assert hidden["is_error"] and "No such file or directory" in hidden["result"], hidden
     (reached,) = _run(tmp_path / "on", [command], sandbox={"network": True})
